@@ -1,0 +1,46 @@
+# One command per habit. `make demo` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# uv does not read pip's configuration; hand it the same local wheel folders pip uses.
+export UV_FIND_LINKS ?= $(shell pip config get global.find-links 2>/dev/null)
+export UV_INDEX_STRATEGY ?= unsafe-best-match
+export UV_COMPILE_BYTECODE ?= 1
+export HF_HUB_OFFLINE ?= 1
+
+.PHONY: install demo test lint typecheck pytest bench format clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/crowdsift fetch --plan examples/demo_plan.json
+
+lint: install
+	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/ruff check src tests bench scripts
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: install
+	$(BIN)/python bench/run.py
+
+format: install
+	$(BIN)/ruff format src tests bench scripts
+	$(BIN)/ruff check --fix src tests bench scripts
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,145 @@
+"""Settings: every threshold, limit, URL and credential in one place, read from the environment.
+
+Names are the interface users and other tools rely on (README lists them all). Reddit's and
+Arctic Shift's variables keep their conventional un-prefixed names; everything of crowdsift's
+own is prefixed ``CROWDSIFT_``. Secrets are ``SecretStr`` so they never print by accident.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+import platformdirs
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+SourceName = Literal["reddit-api", "arctic-shift", "archive"]
+SearchSort = Literal["relevance", "new", "top", "hot", "comments"]
+TimeFilter = Literal["hour", "day", "week", "month", "year", "all"]
+
+
+def _env(name: str) -> AliasChoices:
+    """Accept the documented env var name and the python field name (for constructor use)."""
+    return AliasChoices(name, name.lower().removeprefix("crowdsift_"))
+
+
+class Settings(BaseSettings):
+    """crowdsift's configuration. Construct directly in tests; use get_settings() elsewhere."""
+
+    model_config = SettingsConfigDict(
+        env_file=None, extra="ignore", populate_by_name=True, case_sensitive=False
+    )
+
+    # --- Reddit OAuth API -------------------------------------------------------------
+    reddit_client_id: str | None = Field(None, validation_alias=_env("REDDIT_CLIENT_ID"))
+    reddit_client_secret: SecretStr | None = Field(
+        None, validation_alias=_env("REDDIT_CLIENT_SECRET")
+    )
+    reddit_user_agent: str = Field(
+        "python:crowdsift:0.1.0 (by /u/crowdsift-user)",
+        validation_alias=_env("REDDIT_USER_AGENT"),
+    )
+    reddit_username: str | None = Field(None, validation_alias=_env("REDDIT_USERNAME"))
+    reddit_password: SecretStr | None = Field(None, validation_alias=_env("REDDIT_PASSWORD"))
+    reddit_api_base_url: str = Field(
+        "https://oauth.reddit.com", validation_alias=_env("REDDIT_API_BASE_URL")
+    )
+    reddit_auth_url: str = Field(
+        "https://www.reddit.com/api/v1/access_token", validation_alias=_env("REDDIT_AUTH_URL")
+    )
+
+    # --- Arctic Shift ---------------------------------------------------------------------
+    arctic_shift_base_url: str = Field(
+        "https://arctic-shift.photon-reddit.com", validation_alias=_env("ARCTIC_SHIFT_BASE_URL")
+    )
+
+    # --- Where things live ----------------------------------------------------------------
+    home: Path | None = Field(None, validation_alias=_env("CROWDSIFT_HOME"))
+    database_url: str | None = Field(None, validation_alias=_env("CROWDSIFT_DATABASE_URL"))
+    archive_path: Path | None = Field(None, validation_alias=_env("CROWDSIFT_ARCHIVE"))
+    source: SourceName | None = Field(None, validation_alias=_env("CROWDSIFT_SOURCE"))
+    log_level: str = Field("WARNING", validation_alias=_env("CROWDSIFT_LOG_LEVEL"))
+
+    # --- Transport ------------------------------------------------------------------------
+    http_timeout: float = Field(10.0, gt=0, validation_alias=_env("CROWDSIFT_HTTP_TIMEOUT"))
+    max_retries: int = Field(4, ge=0, le=10, validation_alias=_env("CROWDSIFT_MAX_RETRIES"))
+    retry_budget: int = Field(
+        40,
+        ge=0,
+        validation_alias=_env("CROWDSIFT_RETRY_BUDGET"),
+        description="Retries allowed across one whole fetch before it gives up.",
+    )
+    max_retry_wait: float = Field(
+        60.0,
+        gt=0,
+        validation_alias=_env("CROWDSIFT_MAX_RETRY_WAIT"),
+        description="Longest single wait (s), even if Retry-After asks for more.",
+    )
+    concurrency: int = Field(4, ge=1, le=16, validation_alias=_env("CROWDSIFT_CONCURRENCY"))
+
+    # --- Search plan execution ------------------------------------------------------------
+    search_sort: SearchSort = Field("relevance", validation_alias=_env("CROWDSIFT_SEARCH_SORT"))
+    search_time: TimeFilter = Field("all", validation_alias=_env("CROWDSIFT_SEARCH_TIME"))
+    page_size: int = Field(25, ge=1, le=100, validation_alias=_env("CROWDSIFT_PAGE_SIZE"))
+    max_posts_per_query: int = Field(
+        50, ge=1, le=1000, validation_alias=_env("CROWDSIFT_MAX_POSTS_PER_QUERY")
+    )
+    max_comments_per_post: int = Field(
+        20, ge=0, le=500, validation_alias=_env("CROWDSIFT_MAX_COMMENTS_PER_POST")
+    )
+
+    # --- Filtering ------------------------------------------------------------------------
+    relevance_threshold: float = Field(
+        0.2, ge=0, le=1, validation_alias=_env("CROWDSIFT_RELEVANCE_THRESHOLD")
+    )
+    min_post_chars: int = Field(40, ge=0, validation_alias=_env("CROWDSIFT_MIN_POST_CHARS"))
+    min_comment_chars: int = Field(15, ge=0, validation_alias=_env("CROWDSIFT_MIN_COMMENT_CHARS"))
+    negative_keywords: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=_env("CROWDSIFT_NEGATIVE_KEYWORDS")
+    )
+
+    @field_validator("negative_keywords", mode="before")
+    @classmethod
+    def _split_keywords(cls, value: object) -> object:
+        """Accept "a,b,c" from the environment as well as a list from code."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("reddit_api_base_url", "reddit_auth_url", "arctic_shift_base_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    # --- Derived locations ----------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        """CROWDSIFT_HOME, else the platform's per-user data directory."""
+        if self.home is not None:
+            return self.home
+        return Path(platformdirs.user_data_dir("crowdsift", appauthor=False))
+
+    @property
+    def resolved_database_url(self) -> str:
+        """CROWDSIFT_DATABASE_URL, else a SQLite file under the data directory."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.data_dir / 'crowdsift.sqlite'}"
+
+    @property
+    def has_reddit_credentials(self) -> bool:
+        return bool(self.reddit_client_id and self.reddit_client_secret)
+
+    def secret_values(self) -> list[str]:
+        """Every secret currently set, so logs and outputs can redact them."""
+        secrets = [self.reddit_client_secret, self.reddit_password]
+        values = [s.get_secret_value() for s in secrets if s is not None]
+        return [v for v in values if len(v) >= 4]
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

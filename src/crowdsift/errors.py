@@ -1,0 +1,83 @@
+"""Every error crowdsift raises on purpose, drawn as one tree.
+
+```
+CrowdsiftError                 base: catch this to catch everything of ours
+├── ConfigError                a setting is missing or invalid
+├── PlanError                  a SearchPlan file cannot be read or validated
+├── SourceError                a content source failed
+│   ├── AuthError              the token endpoint refused our credentials
+│   ├── TransportError         HTTP failed for good (status, URL), retries spent
+│   │   └── RetryBudgetExceededError  the whole fetch spent its retry budget
+│   ├── ResponseError          the body was not the JSON shape we expect
+│   └── SubredditUnavailableError   403/404 on one subreddit; the fetcher skips it
+├── ArchiveError               a local archive is missing, unreadable or corrupt
+│   └── DumpFormatError        an input file is not a dump / API JSON we know
+└── StoreError                 the comment store cannot be opened or written
+```
+
+Messages say what happened, where (URL, status, file, line) and what to do next.
+"""
+
+from __future__ import annotations
+
+
+class CrowdsiftError(Exception):
+    """Base class of every error crowdsift raises deliberately."""
+
+
+class ConfigError(CrowdsiftError):
+    """A setting is missing or invalid; the message names the variable to set."""
+
+
+class PlanError(CrowdsiftError):
+    """A SearchPlan file is missing, not JSON, or fails validation."""
+
+
+class SourceError(CrowdsiftError):
+    """A content source (Reddit API, Arctic Shift, archive) failed."""
+
+
+class AuthError(SourceError):
+    """OAuth credentials were refused; the message names the setting to fix."""
+
+
+class TransportError(SourceError):
+    """An HTTP request failed after its retries; carries the status and the URL."""
+
+    def __init__(self, message: str, *, url: str = "", status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class RetryBudgetExceededError(TransportError):
+    """The fetch as a whole used up its retry budget; results so far are kept by the caller."""
+
+
+class ResponseError(SourceError):
+    """The server answered, but not with the JSON shape its API documents."""
+
+
+class SubredditUnavailableError(SourceError):
+    """A subreddit is private, banned, quarantined or missing (HTTP 403/404).
+
+    The fetcher logs the reason and carries on with the rest of the plan.
+    """
+
+    def __init__(self, subreddit: str, reason: str, *, status: int | None = None) -> None:
+        super().__init__(f"r/{subreddit} is unavailable: {reason}")
+        self.subreddit = subreddit
+        self.reason = reason
+        self.status = status
+
+
+class ArchiveError(CrowdsiftError):
+    """A local archive is missing, unreadable or not a crowdsift archive."""
+
+
+class DumpFormatError(ArchiveError):
+    """An import file is neither NDJSON dump lines nor saved Reddit API JSON."""
+
+
+class StoreError(CrowdsiftError):
+    """The comment store cannot be opened or written."""

@@ -1,0 +1,167 @@
+"""The models every stage passes along: SearchPlan in, FetchResult out.
+
+Field names follow the RedditFetcher seed exactly (``post_karma``, ``comment_id``,
+``comment_karma``); ``Post`` adds only the four fields DESIGN.md allows (``subreddit``,
+``created_at``, ``num_comments``, ``author_hash``). ``model_json_schema()`` of these classes is
+the contract other tools read (``crowdsift schema``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated
+from uuid import UUID, uuid4
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from crowdsift.config import SourceName
+
+SUBREDDIT_RE = re.compile(r"^[a-z0-9][a-z0-9_]{1,20}$")
+PERMALINK_RE = re.compile(r"^https://www\.reddit\.com/r/[A-Za-z0-9_]+/comments/[a-z0-9]+/")
+
+
+def normalise_subreddit(name: str) -> str:
+    """'/r/HomeImprovement/' and 'r/homeimprovement' both become 'homeimprovement'."""
+    cleaned = name.strip().strip("/")
+    cleaned = re.sub(r"^(?:r/)", "", cleaned, flags=re.IGNORECASE).strip().lower()
+    if not SUBREDDIT_RE.fullmatch(cleaned):
+        raise ValueError(f"{name!r} is not a subreddit name (2-21 letters, digits or underscores)")
+    return cleaned
+
+
+def _aware(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC, so every timestamp we emit is comparable."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+AwareDatetime = Annotated[datetime, AfterValidator(_aware)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+
+
+class SearchPlan(_Model):
+    """What to search: the planner's output and the fetcher's input."""
+
+    plan_id: UUID = Field(default_factory=uuid4)
+    search_terms: list[str] = Field(min_length=1, max_length=50)
+    subreddits: list[str] = Field(min_length=1, max_length=50)
+    notes: str | None = None
+
+    @field_validator("search_terms")
+    @classmethod
+    def _terms(cls, terms: list[str]) -> list[str]:
+        cleaned = _unique(term.strip() for term in terms if term.strip())
+        if not cleaned:
+            raise ValueError("search_terms must contain at least one non-blank term")
+        return cleaned
+
+    @field_validator("subreddits")
+    @classmethod
+    def _subreddits(cls, names: list[str]) -> list[str]:
+        return _unique(normalise_subreddit(name) for name in names)
+
+
+class Comment(_Model):
+    """One approved comment: the standalone store record, also nested in ``Post.comments``."""
+
+    comment_id: str = Field(min_length=1)
+    post_id: str = Field(min_length=1)
+    body: str
+    comment_karma: int
+    source: SourceName
+    fetched_at: AwareDatetime
+
+
+class Post(_Model):
+    """One approved Reddit submission with its approved top-level comments."""
+
+    id: str = Field(min_length=1)
+    title: str
+    selftext: str
+    post_karma: int
+    relevance_score: float = Field(ge=0.0, le=1.0)
+    matched_keywords: list[str] = Field(default_factory=list)
+    url: str = Field(
+        description="Full permalink https://www.reddit.com/r/<sub>/comments/<id>/<slug>/"
+    )
+    comments: list[Comment] = Field(default_factory=list)
+    fetched_at: AwareDatetime
+    source: SourceName
+    subreddit: str
+    created_at: AwareDatetime | None = None
+    num_comments: int = Field(0, ge=0)
+    author_hash: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _permalink(cls, url: str) -> str:
+        if not PERMALINK_RE.match(url):
+            raise ValueError(f"url must be a full Reddit permalink, got {url!r}")
+        return url
+
+
+class FetchResult(_Model):
+    """The fetcher's output: approved posts for one plan. (No ``notes``: the seed removed it.)"""
+
+    query: str
+    plan_id: UUID
+    search_terms: list[str]
+    subreddits: list[str]
+    fetched_at: AwareDatetime
+    posts: list[Post] = Field(default_factory=list)
+
+
+class RejectReason(StrEnum):
+    """Why the filtering layer dropped a post or a comment (logged and counted)."""
+
+    DELETED_OR_REMOVED = "deleted_or_removed"
+    METADATA_VETO = "metadata_veto"
+    NSFW_OR_AD = "nsfw_or_ad"
+    BELOW_THRESHOLD = "below_threshold"
+    TOO_SHORT = "too_short"
+    DUPLICATE = "duplicate"
+
+
+class FetchReport(_Model):
+    """What happened during one fetch, returned beside the FetchResult and printed by the CLI."""
+
+    source: SourceName
+    posts_seen: int = 0
+    posts_accepted: int = 0
+    post_rejections: dict[RejectReason, int] = Field(default_factory=dict)
+    comments_seen: int = 0
+    comments_accepted: int = 0
+    comment_rejections: dict[RejectReason, int] = Field(default_factory=dict)
+    skipped_subreddits: dict[str, str] = Field(
+        default_factory=dict, description="subreddit -> why it was skipped (403/404)"
+    )
+    errors: list[str] = Field(
+        default_factory=list, description="queries or threads that failed for good"
+    )
+    requests: int = 0
+    retries: int = 0
+
+    def count_post(self, reason: RejectReason) -> None:
+        self.post_rejections[reason] = self.post_rejections.get(reason, 0) + 1
+
+    def count_comment(self, reason: RejectReason) -> None:
+        self.comment_rejections[reason] = self.comment_rejections.get(reason, 0) + 1
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    """Drop repeats, keep first-seen order (plan order decides fetch order)."""
+    return list(dict.fromkeys(items))
+
+
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "SearchPlan": SearchPlan,
+    "Post": Post,
+    "Comment": Comment,
+    "FetchResult": FetchResult,
+    "FetchReport": FetchReport,
+}

@@ -1,0 +1,1 @@
+"""Reddit: transport (HTTP, auth, rate limits), sources, pure filtering, and the fetcher."""
