@@ -7,6 +7,7 @@ CrowdsiftError                 base: catch this to catch everything of ours
 ├── SourceError                a content source failed
 │   ├── AuthError              the token endpoint refused our credentials
 │   ├── TransportError         HTTP failed for good (status, URL), retries spent
+│   │   ├── HttpStatusError      a non-retryable 4xx/3xx answer (status, URL, body)
 │   │   └── RetryBudgetExceededError  the whole fetch spent its retry budget
 │   ├── ResponseError          the body was not the JSON shape we expect
 │   └── SubredditUnavailableError   403/404 on one subreddit; the fetcher skips it
@@ -48,6 +49,16 @@ class TransportError(SourceError):
         super().__init__(message)
         self.url = url
         self.status = status
+
+
+class HttpStatusError(TransportError):
+    """A 3xx/4xx answer that retrying cannot fix; sources map it (403/404 → unavailable)."""
+
+    def __init__(
+        self, message: str, *, url: str = "", status: int | None = None, body: object = None
+    ) -> None:
+        super().__init__(message, url=url, status=status)
+        self.body = body
 
 
 class RetryBudgetExceededError(TransportError):
