@@ -1,0 +1,208 @@
+"""The filtering layer: raw Reddit dicts in, approved Post and Comment models out (pure).
+
+Order of operations is the seed's (sections 6 and 8): metadata veto → clean_text → relevance →
+minimum body length → dedupe on post id; comments: veto → clean → minimum length → dedupe on
+comment id. Nothing here performs I/O or reads a clock: callers pass ``fetched_at``, and the
+fetcher logs and counts the decisions these functions return.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crowdsift.config import Settings, SourceName
+from crowdsift.models import Comment, Post, RejectReason
+from crowdsift.reddit.permalink import post_permalink, strip_fullname
+from crowdsift.reddit.sources.base import RawThing
+from crowdsift.reddit.validation import veto_comment, veto_post
+from crowdsift.relevance import RelevanceConfig, RelevanceResult, evaluate_post_relevance
+from crowdsift.text import clean_text
+
+
+class FilterConfig(BaseModel):
+    """Thresholds of the filtering layer; ``from_settings`` maps the env-backed Settings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    min_post_chars: int = Field(40, ge=0)
+    min_comment_chars: int = Field(15, ge=0)
+    relevance: RelevanceConfig = RelevanceConfig()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FilterConfig:
+        return cls(
+            min_post_chars=settings.min_post_chars,
+            min_comment_chars=settings.min_comment_chars,
+            relevance=RelevanceConfig(
+                threshold=settings.relevance_threshold,
+                negative_keywords=tuple(settings.negative_keywords),
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class ScreenedPost:
+    """A raw submission that passed every post-level filter, cleaned and scored."""
+
+    raw: RawThing
+    post_id: str
+    title: str
+    body: str
+    relevance: RelevanceResult
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why an item was dropped, with what the log line needs."""
+
+    item_id: str
+    reason: RejectReason
+    score: float | None = None
+
+
+def raw_id(raw: RawThing) -> str:
+    """The bare base-36 id of a raw thing (``id`` preferred, else ``name`` without its kind)."""
+    return strip_fullname(str(raw.get("id") or raw.get("name") or "")).strip()
+
+
+def screen_post(
+    raw: RawThing,
+    *,
+    search_terms: Iterable[str],
+    config: FilterConfig,
+    seen_post_ids: set[str],
+) -> ScreenedPost | Rejection:
+    """Run one raw submission through veto → clean → score → length → dedupe.
+
+    ``seen_post_ids`` is the run's dedupe memory; an accepted id is added to it (the one piece
+    of state the seed asks for). Titles are never deduped: variations help synthesis.
+    """
+    post_id = raw_id(raw)
+    vetoed = veto_post(raw)
+    if vetoed is not None:
+        return Rejection(post_id, vetoed)
+    title = clean_text(raw.get("title") if isinstance(raw.get("title"), str) else "")
+    body = clean_text(raw.get("selftext") if isinstance(raw.get("selftext"), str) else "")
+    relevance = evaluate_post_relevance(
+        post_id, title, body, search_terms=list(search_terms), config=config.relevance
+    )
+    if not relevance.passed:
+        return Rejection(post_id, RejectReason.BELOW_THRESHOLD, relevance.relevance_score)
+    if len(body) < config.min_post_chars:
+        return Rejection(post_id, RejectReason.TOO_SHORT, relevance.relevance_score)
+    if not post_id or post_id in seen_post_ids:
+        return Rejection(post_id, RejectReason.DUPLICATE, relevance.relevance_score)
+    seen_post_ids.add(post_id)
+    return ScreenedPost(raw, post_id, title, body, relevance)
+
+
+def filter_comments(
+    post_id: str,
+    raw_comments: Iterable[RawThing],
+    *,
+    config: FilterConfig,
+    source: SourceName,
+    fetched_at: datetime,
+) -> tuple[list[Comment], list[Rejection]]:
+    """Comments of one post: veto → clean → minimum length → dedupe on comment id.
+
+    A comment whose ``link_id`` names another thread is dropped as a metadata veto: replies
+    must never leak across threads, whatever a source returns.
+    """
+    accepted: list[Comment] = []
+    rejected: list[Rejection] = []
+    seen: set[str] = set()
+    for raw in raw_comments:
+        comment_id = raw_id(raw)
+        link = raw.get("link_id")
+        if isinstance(link, str) and link and strip_fullname(link) != post_id:
+            rejected.append(Rejection(comment_id, RejectReason.METADATA_VETO))
+            continue
+        vetoed = veto_comment(raw)
+        if vetoed is not None:
+            rejected.append(Rejection(comment_id, vetoed))
+            continue
+        body = clean_text(raw.get("body") if isinstance(raw.get("body"), str) else "")
+        if len(body) < config.min_comment_chars:
+            rejected.append(Rejection(comment_id, RejectReason.TOO_SHORT))
+            continue
+        if not comment_id or comment_id in seen:
+            rejected.append(Rejection(comment_id, RejectReason.DUPLICATE))
+            continue
+        seen.add(comment_id)
+        accepted.append(
+            Comment(
+                comment_id=comment_id,
+                post_id=post_id,
+                body=body,
+                comment_karma=as_int(raw.get("score")),
+                source=source,
+                fetched_at=fetched_at,
+            )
+        )
+    return accepted, rejected
+
+
+def build_post_model(
+    screened: ScreenedPost,
+    comments: list[Comment],
+    *,
+    source: SourceName,
+    fetched_at: datetime,
+) -> Post:
+    """The Post model for an accepted submission, comments nested as given (already approved)."""
+    raw = screened.raw
+    return Post(
+        id=screened.post_id,
+        title=screened.title,
+        selftext=screened.body,
+        post_karma=as_int(raw.get("score")),
+        relevance_score=screened.relevance.relevance_score,
+        matched_keywords=screened.relevance.positive_keywords,
+        url=post_permalink(raw),
+        comments=comments,
+        fetched_at=fetched_at,
+        source=source,
+        subreddit=str(raw.get("subreddit") or "").strip().lower(),
+        created_at=parse_created(raw.get("created_utc")),
+        num_comments=max(as_int(raw.get("num_comments")), 0),
+        author_hash=author_hash(raw.get("author")),
+    )
+
+
+def as_int(value: object) -> int:
+    """Karma and counts: ints, floats and numeric strings across dump eras; junk is 0."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    try:
+        return int(float(str(value)))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def parse_created(value: object) -> datetime | None:
+    """``created_utc`` as int, float or string (dumps of different eras) → aware UTC datetime."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(str(value))
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+
+
+def author_hash(author: object) -> str | None:
+    """A stable pseudonym for an author: lets analysis group by person without storing names."""
+    if not isinstance(author, str) or not author.strip():
+        return None
+    name = author.strip().lower()
+    if name in {"[deleted]", "[removed]"}:
+        return None
+    return hashlib.sha256(f"reddit:{name}".encode()).hexdigest()[:16]

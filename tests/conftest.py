@@ -1,0 +1,51 @@
+"""Fixtures shared by the whole suite: isolated data dirs and the real local PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy
+
+from crowdsift.config import get_settings
+
+POSTGRES_URL = os.environ.get(
+    "CROWDSIFT_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+_CROWDSIFT_VARS = (
+    "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "REDDIT_USERNAME", "REDDIT_PASSWORD",
+    "REDDIT_USER_AGENT", "REDDIT_API_BASE_URL", "REDDIT_AUTH_URL", "ARCTIC_SHIFT_BASE_URL",
+    "CROWDSIFT_DATABASE_URL", "CROWDSIFT_ARCHIVE", "CROWDSIFT_SOURCE",
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own CROWDSIFT_HOME and none of the developer's credentials."""
+    home = tmp_path / "crowdsift-home"
+    monkeypatch.setenv("CROWDSIFT_HOME", str(home))
+    for name in _CROWDSIFT_VARS:
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield home
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh schema in the machine's PostgreSQL (database `test`), dropped afterwards."""
+    schema = f"crowdsift_test_{uuid.uuid4().hex[:12]}"
+    admin = sqlalchemy.create_engine(POSTGRES_URL)
+    try:
+        with admin.begin() as conn:
+            conn.execute(sqlalchemy.text(f'CREATE SCHEMA "{schema}"'))
+    except sqlalchemy.exc.OperationalError as exc:  # pragma: no cover - environment problem
+        admin.dispose()
+        pytest.fail(f"PostgreSQL at {POSTGRES_URL} is not reachable: {exc}")
+    yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    with admin.begin() as conn:
+        conn.execute(sqlalchemy.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()

@@ -1,0 +1,111 @@
+"""clean_text: unit cases for each markdown construct, and properties over arbitrary text."""
+
+from __future__ import annotations
+
+import re
+
+import emoji
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crowdsift.text import clean_text, strip_emoji, tokenize, unescape_entities
+
+MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("[the manual](https://example.com/m?utm_source=x)", "the manual"),
+        ("![diagram](https://i.example.com/a.png)", "diagram"),
+        ("[nested [x](https://a)](https://b)", "nested x"),
+        ("see [docs][1]\n\n[1]: https://example.com", "see docs"),
+        ("<https://example.com/page>", "https://example.com/page"),
+        ("**bold** and __strong__ and *em* and _em2_", "bold and strong and em and em2"),
+        ("snake_case_name and 2*3*4 stay", "snake_case_name and 2*3*4 stay"),
+        ("~~old~~ new >!spoiler!< ^(tiny) x^2", "old new spoiler tiny x2"),
+        ("# Title\n## Sub\n> quoted\n> > deeper", "Title Sub quoted deeper"),
+        ("- one\n* two\n+ three\n1. four\n2) five", "one two three four five"),
+        ("```python\nprint(1)\n```\nand `inline`", "print(1) and inline"),
+        ("a\n\n---\n\nb", "a b"),
+        ("Tom &amp; Jerry &lt;3 &amp;amp; &#39;x&#39;", "Tom & Jerry <3 & 'x'"),
+        ("zero\u200bwidth\u200c join\u200d\ufeff soft\u00adhyphen", "zerowidth join softhyphen"),
+        ("great 😀👍🏽 tool 🇩🇪 1️⃣ ok", "great tool 1 ok"),
+        ("  lots \t of\n\n\n space  ", "lots of space"),
+        ("\\*literal\\* stars", "literal stars"),
+        ("Привет, мир! Это тест.", "Привет, мир! Это тест."),
+        ("", ""),
+    ],
+)
+def test_clean_text_cases(raw: str, expected: str) -> None:
+    assert clean_text(raw) == expected
+
+
+def test_clean_text_accepts_none() -> None:
+    assert clean_text(None) == ""
+
+
+def test_unescape_entities_reaches_a_fixed_point() -> None:
+    assert unescape_entities("&amp;amp;lt;") == "<"
+    assert unescape_entities("no entities") == "no entities"
+
+
+def test_strip_emoji_removes_sequences_and_keeps_text() -> None:
+    text = "fam 👨‍👩‍👧‍👦 flag 🏴󠁧󠁢󠁳󠁣󠁴󠁿 copy © keycap #️⃣ end"
+    cleaned = strip_emoji(text)
+    assert emoji.emoji_count(cleaned) == 0
+    assert cleaned.split() == ["fam", "flag", "copy", "keycap", "#", "end"]
+
+
+def test_tokenize_splits_on_punctuation_in_any_script() -> None:
+    assert tokenize("Plaud.ai isn't C++ — Привет!") == ["plaud", "ai", "isn't", "c", "привет"]
+
+
+markdownish = st.lists(
+    st.sampled_from(
+        [
+            *"abc xyz[]()!*_~`#>-+|^\\&;:/.\n\t",
+            "&amp;",
+            "&lt;",
+            "😀",
+            "👍🏽",
+            "\u200b",
+            "\u200d",
+            "\ufe0f",
+            "\u20e3",
+            "1",
+            "é",
+            "ж",
+            "](http://a.b/c)",
+            "[t](u)",
+            "**",
+            "```",
+            "&#",
+            "🇩🇪",
+            "©",
+            "&#x5b;",
+            "&#93;",
+            "&#40;",
+        ]
+    ),
+    max_size=80,
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(st.text(max_size=300))
+def test_clean_text_never_raises_and_is_idempotent_on_any_text(text: str) -> None:
+    once = clean_text(text)
+    assert clean_text(once) == once
+
+
+@settings(max_examples=600)
+@given(markdownish)
+def test_clean_text_properties_on_markdown_like_text(text: str) -> None:
+    once = clean_text(text)
+    assert clean_text(once) == once
+    assert MARKDOWN_LINK.search(once) is None
+    assert emoji.emoji_count(once) == 0
+    assert "\u200b" not in once and "\u200d" not in once
+    assert once == once.strip() and "  " not in once and "\n" not in once
