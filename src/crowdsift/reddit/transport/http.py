@@ -1,0 +1,258 @@
+"""One retrying, rate-limited JSON GET: the only way crowdsift's HTTP sources talk to a server.
+
+Each attempt: wait for the rate limiter, send, feed the response headers back to the limiter,
+log one ``http_request`` event, then decide:
+
+* 2xx with valid JSON → the parsed body;
+* 429, 5xx, a timeout, a dropped connection, or a 2xx with broken JSON → retry (tenacity
+  policy from ``retry.py``; every retry spends one from the fetch's ``RetryBudget``);
+* any other 3xx/4xx → ``HttpStatusError`` at once (redirects are never followed: Reddit
+  redirects a missing subreddit to its search page, which is an answer, not a detour).
+
+When retries run out the last failure becomes a ``TransportError`` naming the URL (never its
+query string, which may hold secrets) and the last status.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+from tenacity import RetryCallState
+
+from crowdsift.errors import HttpStatusError, TransportError
+from crowdsift.log import get_logger
+from crowdsift.reddit.sources.base import SourceStats
+from crowdsift.reddit.transport.ratelimit import RateLimiter
+from crowdsift.reddit.transport.retry import (
+    RetryableResponse,
+    RetryBudget,
+    RetryPolicy,
+    is_retryable,
+    is_retryable_status,
+    parse_retry_after,
+)
+
+log = get_logger(__name__)
+
+Params = Mapping[str, str | int | float]
+
+_SECRET_PARAM_WORDS = ("token", "secret", "password", "key", "auth", "sig", "session")
+_MAX_PARAM_CHARS = 120
+
+
+def safe_params(params: Params | None) -> dict[str, str | int | float]:
+    """The query parameters worth logging: secret-looking names dropped, long values clipped."""
+    safe: dict[str, str | int | float] = {}
+    for name, value in (params or {}).items():
+        if any(word in name.lower() for word in _SECRET_PARAM_WORDS):
+            continue
+        if isinstance(value, str) and len(value) > _MAX_PARAM_CHARS:
+            value = value[:_MAX_PARAM_CHARS] + "…"
+        safe[name] = value
+    return safe
+
+
+def _parse_json(response: httpx.Response) -> Any:
+    """The body as JSON, or raise ValueError (also for an undecodable or empty body)."""
+    try:
+        return json.loads(response.content)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    """Error bodies are JSON from Reddit, HTML from a proxy or a 429 page: never crash on them."""
+    try:
+        return _parse_json(response)
+    except ValueError:
+        return None
+
+
+class HttpTransport:
+    """One retrying, rate-limited JSON GET over an injected httpx.Client."""
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        *,
+        source: str,
+        max_retries: int = 4,
+        max_retry_wait: float = 60.0,
+        budget: RetryBudget | None = None,
+        rate_limiter: RateLimiter | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.client = client
+        self.source = source
+        self.policy = RetryPolicy(max_retries=max_retries, max_retry_wait=max_retry_wait)
+        self.budget = budget
+        self.rate_limiter = rate_limiter
+        self.stats = SourceStats()
+        self._sleep = sleep
+        self._stats_lock = threading.Lock()
+
+    # --- public -------------------------------------------------------------------------
+
+    def get_json(self, url: str, params: Params | None = None) -> Any:
+        """GET ``url`` (relative to the client's base_url, or absolute) and return its JSON.
+
+        Raises HttpStatusError (non-retryable 3xx/4xx), TransportError (retries spent),
+        RetryBudgetExceededError (the fetch's budget spent), or whatever the client's auth
+        raises (AuthError).
+        """
+        display = self.display_url(url)
+        attempt = 0
+
+        def once() -> Any:
+            nonlocal attempt
+            attempt += 1
+            return self._attempt(url, display, params, attempt)
+
+        retrying = self.policy.retrying(sleep=self._sleep, before_sleep=self._before_retry(display))
+        try:
+            return retrying(once)
+        except RetryableResponse as exc:
+            raise TransportError(
+                f"GET {display} failed after {attempt} attempts; last answer: HTTP "
+                f"{exc.status} ({exc.reason}). The server is struggling or throttling us: try "
+                "again later, or raise CROWDSIFT_MAX_RETRIES / CROWDSIFT_MAX_RETRY_WAIT.",
+                url=display,
+                status=exc.status,
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise TransportError(
+                f"GET {display} failed after {attempt} attempts: {type(exc).__name__}: {exc}. "
+                "Check the network and the base URL setting of this source, or try again later.",
+                url=display,
+                status=None,
+            ) from exc
+
+    def count_page(self) -> None:
+        """Sources call this once per search page they return (thread-safe)."""
+        with self._stats_lock:
+            self.stats.pages += 1
+
+    def display_url(self, url: str) -> str:
+        """The absolute URL without its query string: safe for messages and logs."""
+        target = httpx.URL(url)
+        if not target.is_absolute_url:
+            base = str(self.client.base_url).rstrip("/")
+            target = httpx.URL(base + "/" + url.lstrip("/"))
+        return str(target.copy_with(query=None, fragment=None))
+
+    # --- one attempt --------------------------------------------------------------------
+
+    def _attempt(self, url: str, display: str, params: Params | None, attempt: int) -> Any:
+        if self.rate_limiter is not None:
+            self.rate_limiter.delay()
+        with self._stats_lock:
+            self.stats.requests += 1
+        started = time.perf_counter()
+        try:
+            response = self.client.get(url, params=dict(params) if params else None)
+        except httpx.HTTPError as exc:
+            self._log(display, params, None, started, attempt, error=type(exc).__name__)
+            if is_retryable(exc):
+                raise
+            raise TransportError(
+                f"GET {display} could not be sent: {type(exc).__name__}: {exc}. "
+                "Check the base URL setting of this source.",
+                url=display,
+            ) from exc
+        if self.rate_limiter is not None:
+            self.rate_limiter.update(response.headers)
+        self._log(display, params, response.status_code, started, attempt)
+        return self._interpret(response, display)
+
+    def _interpret(self, response: httpx.Response, display: str) -> Any:
+        status = response.status_code
+        if 200 <= status < 300:
+            try:
+                return _parse_json(response)
+            except ValueError as exc:
+                raise RetryableResponse(f"invalid or truncated JSON: {exc}", status=status) from exc
+        if is_retryable_status(status):
+            retry_after = parse_retry_after(response.headers.get("retry-after"))
+            raise RetryableResponse(
+                response.reason_phrase or "error", status=status, retry_after=retry_after
+            )
+        raise HttpStatusError(
+            self._status_message(response, display),
+            url=display,
+            status=status,
+            body=_json_or_none(response),
+        )
+
+    def _status_message(self, response: httpx.Response, display: str) -> str:
+        status = response.status_code
+        what = f"GET {display} answered HTTP {status} {response.reason_phrase}".rstrip()
+        if 300 <= status < 400:
+            location = httpx.URL(response.headers.get("location", "")).copy_with(query=None)
+            return f"{what}, redirecting to {location or '?'}; redirects are not followed."
+        if status == 401:
+            return (
+                f"{what}: the server still refused us after a fresh token. Check this source's "
+                "credentials and what the app is allowed to do."
+            )
+        if status == 403:
+            return f"{what}: access is forbidden (private, banned or quarantined content)."
+        if status == 404:
+            return f"{what}: nothing exists at this address."
+        return f"{what}; retrying will not help. Check the request parameters."
+
+    # --- retries and logging ------------------------------------------------------------
+
+    def _before_retry(self, display: str) -> Callable[[RetryCallState], None]:
+        """Runs after a failed attempt, before the wait: spend the budget, count, log."""
+
+        def hook(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            status = exc.status if isinstance(exc, RetryableResponse) else None
+            reason = exc.reason if isinstance(exc, RetryableResponse) else type(exc).__name__
+            if self.budget is not None:
+                self.budget.spend(url=display, status=status, reason=reason)
+            with self._stats_lock:
+                self.stats.retries += 1
+            wait = state.next_action.sleep if state.next_action is not None else 0.0
+            log.warning(
+                "http_retry",
+                source=self.source,
+                url=display,
+                attempt=state.attempt_number,
+                status=status,
+                reason=reason,
+                wait_s=round(wait, 3),
+            )
+
+        return hook
+
+    def _log(
+        self,
+        display: str,
+        params: Params | None,
+        status: int | None,
+        started: float,
+        attempt: int,
+        *,
+        error: str | None = None,
+    ) -> None:
+        fields: dict[str, Any] = {
+            "source": self.source,
+            "method": "GET",
+            "path": httpx.URL(display).path,
+            "params": safe_params(params),
+            "status": status,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            "attempt": attempt,
+        }
+        if error is not None:
+            fields["error"] = error
+        if status is not None and status < 400:
+            log.info("http_request", **fields)
+        else:
+            log.warning("http_request", **fields)
