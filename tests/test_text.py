@@ -59,7 +59,13 @@ def test_strip_emoji_removes_sequences_and_keeps_text() -> None:
 
 
 def test_tokenize_splits_on_punctuation_in_any_script() -> None:
-    assert tokenize("Plaud.ai isn't C++ — Привет!") == ["plaud", "ai", "isn't", "c", "привет"]
+    assert tokenize("Plaud.ai isn't C++ — Привет!") == ["plaud", "ai", "isn", "t", "c", "привет"]
+    assert tokenize("snake_case v2.1") == ["snake", "case", "v2", "1"]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+def test_tokenize_ascii_fast_path_equals_the_regex(text: str) -> None:
+    assert tokenize(text) == re.findall(r"[^\W_]+", text.lower())
 
 
 markdownish = st.lists(
