@@ -75,3 +75,10 @@ def configure_logging(level: str = "WARNING", stream: TextIO | None = None) -> N
 def get_logger(name: str) -> Any:
     """A structured logger bound to the module name."""
     return structlog.get_logger(module=name)
+
+
+# structlog's own default prints every event, DEBUG included, to stdout: that would corrupt the
+# JSON a library user pipes on. Unless the host application configured structlog itself, start
+# from a quiet, redacting default (WARNING, stderr); the CLI and tests reconfigure as needed.
+if not structlog.is_configured():
+    configure_logging()

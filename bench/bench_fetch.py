@@ -1,0 +1,84 @@
+"""Fetch wall time with 150 ms latency per request: bounded concurrency vs one-at-a-time.
+
+A plan of 3 subreddits x 4 terms runs against the local Reddit protocol server twice in the
+same process: strictly sequentially (concurrency 1) and with the default bounded concurrency.
+Both must produce the identical FetchResult, and the server must never have had to refuse a
+request for exceeding its rate limit. Target: concurrent / sequential <= 0.35.
+
+    python bench/bench_fetch.py [--latency 0.15] [--concurrency 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import UTC, datetime
+
+from crowdsift.config import Settings
+from crowdsift.models import FetchResult, SearchPlan
+from crowdsift.reddit.fetcher import RedditFetcher
+from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.testing.corpus import build_corpus
+from crowdsift.testing.reddit_server import RedditProtocolServer
+
+TARGET = 0.35
+SUBS = ["homeimprovement", "tools", "diy"]
+TERMS = ["impact driver", "torque setting", "drill bit", "battery platform"]
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def _fetch(server: RedditProtocolServer, concurrency: int) -> tuple[FetchResult, float, int]:
+    settings = Settings(
+        reddit_client_id="bench",
+        reddit_client_secret="bench-secret",
+        reddit_api_base_url=server.base_url,
+        reddit_auth_url=server.auth_url,
+        page_size=3,
+        max_posts_per_query=6,
+        concurrency=concurrency,
+    )
+    source = RedditApiSource.from_settings(settings)
+    fetcher = RedditFetcher.from_settings(source, settings, clock=lambda: NOW)
+    plan = SearchPlan(search_terms=TERMS, subreddits=SUBS)
+    server.reset_log()
+    start = time.perf_counter()
+    try:
+        outcome = fetcher.fetch(plan)
+    finally:
+        source.close()
+    elapsed = time.perf_counter() - start
+    refused = sum(1 for r in server.requests if r.status == 429)
+    return outcome.result.model_copy(update={"plan_id": plan.plan_id}), elapsed, refused
+
+
+def main(latency: float = 0.15, concurrency: int = 4) -> dict[str, float]:
+    with RedditProtocolServer(client_id="bench", client_secret="bench-secret") as server:
+        build_corpus(SUBS, TERMS, posts_per_query=6, comments_per_post=3).load_into(server)
+        server.latency = latency
+        server.set_ratelimit(1000, 600)
+        sequential, seq_s, seq_refused = _fetch(server, 1)
+        requests = len(server.requests)
+        server.set_ratelimit(1000, 600)
+        concurrent, con_s, con_refused = _fetch(server, concurrency)
+    identical = sequential.model_dump(exclude={"plan_id"}) == concurrent.model_dump(
+        exclude={"plan_id"}
+    )
+    ratio = con_s / seq_s
+    ok = ratio <= TARGET and identical and seq_refused == con_refused == 0
+    print(
+        f"fetch ({len(SUBS)} subs x {len(TERMS)} terms, {requests} requests, "
+        f"{latency * 1000:.0f} ms latency): sequential {seq_s:.2f} s, concurrency {concurrency} "
+        f"{con_s:.2f} s; ratio {ratio:.2f} (target <= {TARGET:.2f}); identical result: "
+        f"{identical}; rate-limit refusals: {seq_refused + con_refused} "
+        f"{'PASS' if ok else 'FAIL'}"
+    )
+    return {"sequential_s": seq_s, "concurrent_s": con_s, "ratio": ratio,
+            "identical": float(identical)}  # fmt: skip
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.15)
+    parser.add_argument("--concurrency", type=int, default=4)
+    arguments = parser.parse_args()
+    main(arguments.latency, arguments.concurrency)

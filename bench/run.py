@@ -1,0 +1,46 @@
+"""Run every benchmark and print each figure as a ratio against its same-run baseline.
+
+    make bench            # or: python bench/run.py [filtering|import|fetch ...]
+
+Absolute times are not comparable across these noisy shared machines; ratios are.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+BENCHES = {
+    "filtering": "bench_filtering.py",
+    "import": "bench_import.py",
+    "fetch": "bench_fetch.py",
+}
+
+
+def _load(filename: str) -> Callable[[], dict[str, Any]]:
+    spec = importlib.util.spec_from_file_location(filename.removesuffix(".py"), HERE / filename)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load bench/{filename}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    main: Callable[[], dict[str, Any]] = module.main
+    return main
+
+
+def main(names: list[str]) -> int:
+    unknown = [name for name in names if name not in BENCHES]
+    if unknown:
+        print(f"unknown benchmark(s) {unknown}; choose from {list(BENCHES)}", file=sys.stderr)
+        return 2
+    for name in names or list(BENCHES):
+        print(f"== {name}", flush=True)
+        _load(BENCHES[name])()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
