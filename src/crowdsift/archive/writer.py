@@ -1,0 +1,160 @@
+"""Writing rows to the archive: batches of upserts, one transaction each, and checkpoints.
+
+Each batch is upserted with ``executemany`` and committed on its own, so an interrupted
+import keeps every committed batch and nothing half-written. Checkpoints (copying the WAL
+into the database, then fsync) run on a background thread: a checkpoint is one long C call
+that releases the GIL, so it overlaps the importer's JSON parsing.
+
+Measured on 50k records, for the record: a per-row FTS insert trigger (1.9 s of SQLite time
+vs 1.1 s set-based, see ``db``) and inline autocheckpoints (3.3 s vs 2.5 s overall) were the
+two big costs. Moving the inserts themselves to a thread does not pay: ``executemany`` takes
+the GIL back after every row and starves beside a busy parser, and sending a batch as one
+JSON array for ``json_each`` costs SQLite more JSON parsing than the thread saves.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from crowdsift.archive import db
+from crowdsift.archive.parse import CommentRow, PostRow, Record
+from crowdsift.log import get_logger
+
+log = get_logger(__name__)
+
+_UPSERT_POSTS = """
+INSERT INTO posts (id, subreddit, author, title, selftext, score, num_comments,
+                   created_utc, retrieved, raw)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    subreddit = excluded.subreddit, author = excluded.author, title = excluded.title,
+    selftext = excluded.selftext, score = excluded.score, num_comments = excluded.num_comments,
+    created_utc = excluded.created_utc, retrieved = excluded.retrieved, raw = excluded.raw
+WHERE excluded.retrieved >= posts.retrieved AND excluded.raw IS NOT posts.raw
+"""
+_UPSERT_COMMENTS = """
+INSERT INTO comments (id, link_id, parent_id, subreddit, author, body, score,
+                      created_utc, retrieved, raw)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    link_id = excluded.link_id, parent_id = excluded.parent_id,
+    subreddit = excluded.subreddit, author = excluded.author, body = excluded.body,
+    score = excluded.score, created_utc = excluded.created_utc,
+    retrieved = excluded.retrieved, raw = excluded.raw
+WHERE excluded.retrieved >= comments.retrieved AND excluded.raw IS NOT comments.raw
+"""
+
+
+class BatchWriter:
+    """Collects rows and upserts them one transaction per batch.
+
+    Rows are keyed by id, so a record repeated within one batch is written once (the newer
+    retrieval wins, ties go to the later line): a post inserted in this batch has no FTS
+    entry yet, so the update trigger could not replace it.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        batch_size: int,
+        max_chars: int = 32 << 20,
+        checkpointer: BackgroundCheckpointer | None = None,
+    ) -> None:
+        self.conn = conn
+        self.batch_size = max(1, batch_size)
+        self.max_chars = max_chars
+        self.checkpointer = checkpointer
+        self.posts: dict[str, PostRow] = {}
+        self.comments: dict[str, CommentRow] = {}
+        self.chars = 0
+
+    def add(self, record: Record) -> bool:
+        """Queue a row; True when the batch is full and should be flushed."""
+        rows: dict[str, Any] = self.posts if type(record) is PostRow else self.comments
+        previous = rows.get(record.id)
+        if previous is None or record.retrieved >= previous.retrieved:
+            rows[record.id] = record
+        self.chars += len(record.raw)
+        return len(self.posts) + len(self.comments) >= self.batch_size or (
+            self.chars >= self.max_chars
+        )
+
+    def flush(self) -> None:
+        """Upsert the pending rows in one transaction; new posts are indexed in it too."""
+        if not self.posts and not self.comments:
+            return
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self.posts:
+                last_rowid = db.max_post_rowid(conn)
+                conn.executemany(_UPSERT_POSTS, self.posts.values())
+                db.index_new_posts(conn, last_rowid)
+            if self.comments:
+                conn.executemany(_UPSERT_COMMENTS, self.comments.values())
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self.posts.clear()
+        self.comments.clear()
+        self.chars = 0
+        if self.checkpointer is not None:
+            self.checkpointer.poke()
+
+
+class BackgroundCheckpointer:
+    """Copies the WAL into the database on its own thread and connection during an import.
+
+    Durability is unchanged (WAL, synchronous=NORMAL); only the thread doing the work moves.
+    At most one checkpoint is in flight: ``poke`` waits for the previous one, which bounds
+    the WAL to about two batches. Use as a context manager around the writes.
+    """
+
+    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
+        self._writer = writer
+        self._conn = sqlite3.connect(
+            path, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="archive-checkpoint", daemon=True)
+
+    def __enter__(self) -> BackgroundCheckpointer:
+        self._writer.execute("PRAGMA wal_autocheckpoint = 0")
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._idle.wait()
+        self._stopping = True
+        self._wake.set()
+        self._thread.join()
+        self._conn.close()
+        self._writer.execute("PRAGMA wal_autocheckpoint = 1000")
+
+    def poke(self) -> None:
+        """Start a checkpoint of everything committed so far (after the previous one ends)."""
+        self._idle.wait()
+        self._idle.clear()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as exc:  # the importer's final checkpoint catches up
+                log.debug("archive_checkpoint_failed", error=str(exc))
+            finally:
+                self._idle.set()

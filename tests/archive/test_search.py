@@ -1,0 +1,284 @@
+"""ArchiveSource: Reddit-like search (query safety, sorts, time filter, cursors) and comments."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from crowdsift.archive.importer import import_files
+from crowdsift.archive.search import build_match, lower_bound
+from crowdsift.errors import ArchiveError, SubredditUnavailableError
+from crowdsift.reddit.pagination import paginate_search
+from crowdsift.reddit.sources.archive import ArchiveSource
+from crowdsift.reddit.sources.base import RedditSource
+
+Dump = Callable[[str, list[Any]], Path]
+
+
+@pytest.fixture
+def source(small_archive: Path, kit: Any) -> Any:
+    src = ArchiveSource(small_archive, clock=kit.clock)
+    yield src
+    src.close()
+
+
+def ids(page: Any) -> list[str]:
+    return [p["id"] for p in page.posts]
+
+
+def test_archive_source_is_a_reddit_source(source: ArchiveSource) -> None:
+    assert isinstance(source, RedditSource)
+    assert source.name == "archive"
+
+
+@pytest.mark.parametrize(
+    ("term", "expected"),
+    [
+        ("sony battery", '{title selftext} : (("sony" AND "battery"))'),
+        ("sony OR bose", '{title selftext} : (("sony") OR ("bose"))'),
+        ("a b OR c", '{title selftext} : (("a" AND "b") OR ("c"))'),
+        ('"noise cancelling" sony', '{title selftext} : (("noise cancelling" AND "sony"))'),
+        ("plaud.ai", '{title selftext} : (("plaud.ai"))'),
+        ('say "hi', '{title selftext} : (("say" AND """hi"))'),
+        ("sony AND bose or", '{title selftext} : (("sony" AND "bose" AND "or"))'),
+        ("- : * OR", None),
+        ("", None),
+    ],
+)
+def test_build_match_quotes_every_word(term: str, expected: str | None) -> None:
+    assert build_match(term) == expected
+
+
+HOSTILE = [
+    "plaud.ai",
+    "c++",
+    '"quoted phrase"',
+    '"unbalanced',
+    "-",
+    "a:b",
+    "title:sony",
+    "*",
+    "sony*",
+    "NOT sony",
+    "sony AND",
+    "OR OR OR",
+    "NEAR(sony battery)",
+    "^sony",
+    "(sony",
+    "sony)",
+    "{title}: x",
+    "'; DROP TABLE posts; --",
+    "😀",
+    "\x00",
+    "sony\x00battery",
+    '"sony\x00"',
+]
+
+
+@pytest.mark.parametrize("term", HOSTILE)
+def test_hostile_punctuation_never_raises(source: ArchiveSource, term: str) -> None:
+    page = source.search_subreddit("headphones", term)
+    assert page.after is None or page.posts
+
+
+def test_punctuated_words_match_as_phrases(source: ArchiveSource) -> None:
+    assert ids(source.search_subreddit("headphones", "WH-1000XM5")) == ["p1"]
+    assert ids(source.search_subreddit("headphones", "sony*")) != []  # literal, still matches
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=40))
+def test_no_term_whatsoever_raises(source: ArchiveSource, term: str) -> None:
+    source.search_subreddit("headphones", term, limit=5)
+
+
+def test_words_are_anded_and_or_means_or(source: ArchiveSource) -> None:
+    assert set(ids(source.search_subreddit("headphones", "sony battery", limit=100))) == {
+        "p1",
+        "p2",
+        "p3",
+        "p5",
+    }
+    assert set(ids(source.search_subreddit("headphones", "bose OR cheap"))) == {"p4", "p2"}
+
+
+def test_search_is_restricted_to_the_subreddit(source: ArchiveSource) -> None:
+    assert "q1" not in ids(source.search_subreddit("headphones", "sony", limit=100))
+    assert ids(source.search_subreddit("r/AudioPhile/", "sony")) == ["q1"]
+
+
+def test_unknown_subreddit_is_unavailable(source: ArchiveSource) -> None:
+    with pytest.raises(SubredditUnavailableError) as info:
+        source.search_subreddit("cooking", "sony")
+    assert info.value.subreddit == "cooking"
+    assert "archive stats" in info.value.reason
+
+
+@pytest.mark.parametrize(
+    ("sort", "expected"),
+    [
+        ("new", ["p1", "p2", "p3", "p4", "p5"]),
+        ("top", ["p2", "p5", "p1", "p3", "p4"]),
+        ("comments", ["p3", "p2", "p1", "p4", "p5"]),
+        ("hot", ["p1", "p2", "p3", "p4", "p5"]),
+    ],
+)
+def test_sort_orders_are_exact(source: ArchiveSource, sort: Any, expected: list[str]) -> None:
+    assert ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100)) == expected
+
+
+def test_relevance_weights_title_above_body(source: ArchiveSource) -> None:
+    # "battery" is in p3's title; in the others only in the body.
+    assert ids(source.search_subreddit("headphones", "battery", limit=100))[0] == "p3"
+
+
+@pytest.mark.parametrize(
+    ("time_filter", "expected"),
+    [
+        ("hour", ["p1"]),
+        ("day", ["p1"]),
+        ("week", ["p1", "p2"]),
+        ("month", ["p1", "p2", "p3"]),
+        ("year", ["p1", "p2", "p3", "p4"]),
+        ("all", ["p1", "p2", "p3", "p4", "p5"]),
+    ],
+)
+def test_time_filter_is_a_lower_bound_from_the_clock(
+    source: ArchiveSource, time_filter: Any, expected: list[str]
+) -> None:
+    page = source.search_subreddit("headphones", "sony", sort="new", time_filter=time_filter)
+    assert ids(page) == expected
+
+
+def test_time_filter_boundary_is_inclusive(kit: Any) -> None:
+    assert lower_bound("day", kit.NOW) == kit.NOW_TS - kit.DAY
+    assert lower_bound("all", kit.NOW) < 0
+
+
+@pytest.mark.parametrize("sort", ["relevance", "new", "top", "hot", "comments"])
+def test_pages_walk_every_match_once_and_end_with_none(source: ArchiveSource, sort: Any) -> None:
+    seen: list[str] = []
+    after = None
+    for _ in range(10):
+        page = source.search_subreddit("headphones", "sony", sort=sort, limit=2, after=after)
+        seen += ids(page)
+        after = page.after
+        if after is None:
+            break
+    full = ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100))
+    assert seen == full and len(full) == 5
+    assert after is None
+
+
+def test_limit_is_clamped(source: ArchiveSource) -> None:
+    assert len(source.search_subreddit("headphones", "sony", limit=0).posts) == 1
+    assert len(source.search_subreddit("headphones", "sony", limit=1000).posts) == 5
+
+
+def test_paginate_search_over_a_larger_archive(dump: Dump, archive_path: Path, kit: Any) -> None:
+    posts = [
+        kit.post(f"m{i:03d}", title=f"sony {i}", score=i % 7, created=kit.NOW_TS - i * 60)
+        for i in range(237)
+    ]
+    import_files([dump("RS_many.zst", posts)], archive_path)
+    with ArchiveSource(archive_path, clock=kit.clock) as src:
+        for sort in ("relevance", "new", "top"):
+            walked = [
+                p["id"]
+                for p in paginate_search(
+                    src, "headphones", "sony", sort=sort, page_size=25, cap=1000
+                )
+            ]
+            assert len(walked) == 237 and len(set(walked)) == 237
+        assert src.stats.pages >= 3 * 10
+
+
+def test_results_are_normalised_raw_dicts(dump: Dump, archive_path: Path, kit: Any) -> None:
+    old = kit.post("o1", title="Old sony post!", created="1199145600", permalink=None)
+    del old["permalink"]
+    import_files([dump("RS_old.ndjson", [old])], archive_path)
+    with ArchiveSource(archive_path, clock=kit.clock) as src:
+        (raw,) = src.search_subreddit("headphones", "sony").posts
+    assert raw["permalink"] == "/r/Headphones/comments/o1/old_sony_post/"
+    assert raw["created_utc"] == 1199145600
+    assert raw["name"] == "t3_o1" and raw["over_18"] is False
+
+
+def test_cursor_errors(source: ArchiveSource) -> None:
+    with pytest.raises(ArchiveError, match="not a cursor"):
+        source.search_subreddit("headphones", "sony", after="garbage")
+    page = source.search_subreddit("headphones", "sony", after="t3_nothere")
+    assert page.posts == [] and page.after is None
+
+
+def test_comments_are_top_level_of_that_post_only_best_first(source: ArchiveSource) -> None:
+    comments = source.fetch_post_comments("p1")
+    assert [c["id"] for c in comments] == ["c2", "c5", "c1"]
+    assert all(c["parent_id"] == "t3_p1" and c["link_id"] == "t3_p1" for c in comments)
+    assert [c["id"] for c in source.fetch_post_comments("t3_p1", limit=1)] == ["c2"]
+    assert source.fetch_post_comments("p1", limit=0) == []
+    assert source.fetch_post_comments("nope") == []
+
+
+def test_missing_archive_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(ArchiveError) as info:
+        ArchiveSource(tmp_path / "nope.sqlite")
+    assert "nope.sqlite" in str(info.value)
+    assert "crowdsift archive import" in str(info.value)
+    assert "drop --archive" in str(info.value)
+
+
+def test_non_archive_files_are_refused(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, this is not sqlite at all" * 10)
+    other = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE x (y)")
+    conn.commit()
+    conn.close()
+    for path in (text, other, tmp_path):
+        with pytest.raises(ArchiveError, match="crowdsift archive import"):
+            ArchiveSource(path)
+
+
+def test_source_opens_read_only(source: ArchiveSource) -> None:
+    conn = source._connection()
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        conn.execute("DELETE FROM posts")
+
+
+def test_closed_source_refuses_calls(small_archive: Path) -> None:
+    src = ArchiveSource(small_archive)
+    src.close()
+    with pytest.raises(ArchiveError, match="closed"):
+        src.search_subreddit("headphones", "sony")
+
+
+def test_concurrent_threads_get_consistent_results(source: ArchiveSource) -> None:
+    expected = ids(source.search_subreddit("headphones", "sony", sort="top"))
+    results: list[list[str]] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                results.append(ids(source.search_subreddit("headphones", "sony", sort="top")))
+                source.fetch_post_comments("p1")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(results) == 120 and all(r == expected for r in results)
+    assert source.stats.requests == 1 + 240
