@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy
 
 from crowdsift.config import get_settings
+from crowdsift.log import configure_logging
 
 POSTGRES_URL = os.environ.get(
     "CROWDSIFT_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -32,6 +33,7 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     get_settings.cache_clear()
     yield home
     get_settings.cache_clear()
+    configure_logging()  # a test may have pointed logs at a stream that is now closed
 
 
 @pytest.fixture

@@ -53,6 +53,17 @@ def _redact_processor(
     return {key: _redact_value(key, value) for key, value in event_dict.items()}
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is *now*: hosts and test runners swap and close it,
+    and a logger that captured an old stream would write to a closed file."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(level: str = "WARNING", stream: TextIO | None = None) -> None:
     """Route structured events to ``stream`` (stderr) at ``level``; safe to call repeatedly."""
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.WARNING)
@@ -67,7 +78,7 @@ def configure_logging(level: str = "WARNING", stream: TextIO | None = None) -> N
             ),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
 

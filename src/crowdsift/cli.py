@@ -1,0 +1,210 @@
+"""The ``crowdsift`` command line: thin wiring of settings, sources and the fetcher.
+
+Exit codes: 0 success; 1 a runtime failure, or a fetch that completed with failed queries or
+threads (the result is still printed); 2 a usage problem such as a bad plan file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from crowdsift import __version__
+from crowdsift.archive.cli import app as archive_app
+from crowdsift.config import Settings, SourceName, get_settings
+from crowdsift.errors import CrowdsiftError, PlanError
+from crowdsift.log import configure_logging, register_secrets
+from crowdsift.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan
+
+app = typer.Typer(
+    name="crowdsift",
+    help="Answers a question with what real communities said about it, every claim linked.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(archive_app, name="archive")
+
+
+def _error(message: str) -> None:
+    """One plain line on stderr: no wrapping or markup, so scripts can grep it."""
+    typer.echo(f"error: {message}", err=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"crowdsift {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="-v for INFO, -vv for DEBUG logs.")
+    ] = 0,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show version.")
+    ] = False,
+) -> None:
+    """Configure logging once for every command (structured events on stderr)."""
+    settings = get_settings()
+    level = {0: settings.log_level, 1: "INFO"}.get(verbose, "DEBUG")
+    configure_logging(level)
+    register_secrets(settings.secret_values())
+
+
+def load_plan(path: Path) -> SearchPlan:
+    """Read a SearchPlan JSON file ("-" for stdin); every failure is a one-line PlanError."""
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(f"plan file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlanError(f"cannot read plan file {path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PlanError(
+            f"plan file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    try:
+        return SearchPlan.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'plan'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise PlanError(f"plan file {path} is not a valid SearchPlan: {problems}") from None
+
+
+@app.command()
+def fetch(
+    plan: Annotated[
+        Path, typer.Option("--plan", "-p", help="SearchPlan JSON file ('-' for stdin).")
+    ],
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source", "-s", help="reddit-api | arctic-shift | archive (default: see README)."
+        ),
+    ] = None,
+    archive: Annotated[
+        Path | None, typer.Option("--archive", help="Archive file for --source archive.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the FetchResult as JSON.")] = False,
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="The question this plan serves.")
+    ] = None,
+    store: Annotated[
+        bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
+    ] = True,
+) -> None:
+    """Run a SearchPlan against a Reddit source and print the approved posts and comments."""
+    settings = get_settings()
+    try:
+        search_plan = load_plan(plan)
+        source_name = _source_name(source)
+        result, report = _run_fetch(settings, search_plan, source_name, archive, query, store)
+    except PlanError as exc:
+        _error(str(exc))
+        raise typer.Exit(2) from None
+    except CrowdsiftError as exc:
+        _error(str(exc))
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print_result(result)
+    _print_report(report)
+    if report.errors:
+        raise typer.Exit(1)
+
+
+def _source_name(value: str | None) -> SourceName | None:
+    if value is None:
+        return None
+    if value not in ("reddit-api", "arctic-shift", "archive"):
+        raise PlanError(f"unknown --source {value!r}: use reddit-api, arctic-shift or archive")
+    return value  # type: ignore[return-value]
+
+
+def _run_fetch(
+    settings: Settings,
+    plan: SearchPlan,
+    source_name: SourceName | None,
+    archive: Path | None,
+    query: str | None,
+    persist: bool,
+) -> tuple[FetchResult, FetchReport]:
+    from crowdsift.reddit.fetcher import RedditFetcher
+    from crowdsift.reddit.sources.factory import build_source
+    from crowdsift.store import CommentStore
+
+    built = build_source(settings, source_name, archive=archive)
+    if built.notice:
+        typer.echo(f"note: {built.notice}", err=True)
+    comment_store = CommentStore.from_url(settings.resolved_database_url) if persist else None
+    try:
+        outcome = RedditFetcher.from_settings(built.source, settings, store=comment_store).fetch(
+            plan, query=query
+        )
+    finally:
+        built.source.close()
+        if comment_store is not None:
+            comment_store.close()
+    return outcome.result, outcome.report
+
+
+def _print_result(result: FetchResult) -> None:
+    """Two lines per post, so URLs stay whole (and clickable) at any terminal width."""
+    typer.echo(f"{len(result.posts)} posts for: {result.query}")
+    for number, post in enumerate(result.posts, start=1):
+        typer.echo(
+            f"{number:>3}. [{post.relevance_score:.2f}] r/{post.subreddit} · "
+            f"{post.post_karma} points · {len(post.comments)} comments · {post.title}"
+        )
+        typer.echo(f"     {post.url}")
+
+
+def _print_report(report: FetchReport) -> None:
+    posts = ", ".join(f"{k.value}={v}" for k, v in sorted(report.post_rejections.items())) or "-"
+    comments = (
+        ", ".join(f"{k.value}={v}" for k, v in sorted(report.comment_rejections.items())) or "-"
+    )
+    lines = [
+        f"source {report.source}: {report.requests} requests, {report.retries} retries",
+        f"posts: {report.posts_accepted} accepted of {report.posts_seen}; rejected: {posts}",
+        f"comments: {report.comments_accepted} accepted of {report.comments_seen}; "
+        f"rejected: {comments}",
+    ]
+    lines += [f"skipped r/{sub}: {why}" for sub, why in report.skipped_subreddits.items()]
+    lines += [f"failed: {error}" for error in report.errors]
+    for line in lines:
+        typer.echo(line, err=True)
+
+
+@app.command()
+def schema(
+    model: Annotated[
+        str | None, typer.Argument(help=f"One of {', '.join(SCHEMA_MODELS)}; all if omitted.")
+    ] = None,
+) -> None:
+    """Print the JSON schema of crowdsift's models (the contract other tools read)."""
+    if model is None:
+        payload = {name: cls.model_json_schema() for name, cls in SCHEMA_MODELS.items()}
+    elif model in SCHEMA_MODELS:
+        payload = SCHEMA_MODELS[model].model_json_schema()
+    else:
+        _error(f"unknown model {model!r}; choose from {', '.join(SCHEMA_MODELS)}")
+        raise typer.Exit(2)
+    typer.echo(json.dumps(payload, indent=2))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
