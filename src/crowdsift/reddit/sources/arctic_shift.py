@@ -53,7 +53,6 @@ from crowdsift.errors import HttpStatusError, ResponseError, TransportError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
 from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.reddit.transport.retry import RetryBudget
 
 log = get_logger(__name__)
 
@@ -159,13 +158,8 @@ class ArcticShiftSource:
                 timeout=settings.http_timeout,
                 headers={"User-Agent": settings.reddit_user_agent},
             )
-        transport = HttpTransport(
-            client,
-            source="arctic-shift",
-            max_retries=settings.max_retries,
-            max_retry_wait=settings.max_retry_wait,
-            budget=RetryBudget(settings.retry_budget),
-            sleep=sleep,
+        transport = HttpTransport.from_settings(
+            client, settings, source="arctic-shift", sleep=sleep
         )
         source = cls(transport, clock=clock)
         if http_client is None:

@@ -27,7 +27,6 @@ from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
 from crowdsift.reddit.transport.auth import RedditOAuth
 from crowdsift.reddit.transport.http import HttpTransport
 from crowdsift.reddit.transport.ratelimit import RateLimiter
-from crowdsift.reddit.transport.retry import RetryBudget
 
 log = get_logger(__name__)
 
@@ -66,12 +65,10 @@ class RedditApiSource:
                 headers={"User-Agent": settings.reddit_user_agent},
                 follow_redirects=False,
             )
-        transport = HttpTransport(
+        transport = HttpTransport.from_settings(
             client,
+            settings,
             source="reddit-api",
-            max_retries=settings.max_retries,
-            max_retry_wait=settings.max_retry_wait,
-            budget=RetryBudget(settings.retry_budget),
             rate_limiter=RateLimiter(clock=clock, sleep=sleep),
             sleep=sleep,
         )

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState
 
+from crowdsift.config import Settings
 from crowdsift.errors import HttpStatusError, TransportError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import SourceStats
@@ -95,6 +96,27 @@ class HttpTransport:
         self.stats = SourceStats()
         self._sleep = sleep
         self._stats_lock = threading.Lock()
+
+    @classmethod
+    def from_settings(
+        cls,
+        client: httpx.Client,
+        settings: Settings,
+        *,
+        source: str,
+        rate_limiter: RateLimiter | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> HttpTransport:
+        """The transport every API source uses: retries, wait cap and budget from settings."""
+        return cls(
+            client,
+            source=source,
+            max_retries=settings.max_retries,
+            max_retry_wait=settings.max_retry_wait,
+            budget=RetryBudget(settings.retry_budget),
+            rate_limiter=rate_limiter,
+            sleep=sleep,
+        )
 
     # --- public -------------------------------------------------------------------------
 
