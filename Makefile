@@ -17,6 +17,8 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
+	# torch first, pinned: 2.13.0 is the local CPU build; anything else pulls GBs of CUDA.
+	$(BIN)/uv pip install --python $(BIN)/python --quiet torch==2.13.0
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
 	touch $(STAMP)
 

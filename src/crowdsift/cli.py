@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from pydantic import ValidationError
@@ -186,6 +186,107 @@ def _print_report(report: FetchReport) -> None:
     lines += [f"failed: {error}" for error in report.errors]
     for line in lines:
         typer.echo(line, err=True)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question, in plain words.")],
+    source: Annotated[
+        str | None,
+        typer.Option("--source", "-s", help="reddit-api | arctic-shift | archive."),
+    ] = None,
+    archive: Annotated[
+        Path | None, typer.Option("--archive", help="Archive file for --source archive.")
+    ] = None,
+    subreddit: Annotated[
+        list[str] | None,
+        typer.Option("--subreddit", "-r", help="Search this subreddit (repeatable)."),
+    ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option("--engine", "-e", help="local (no key, extractive) | openai."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the ResearchResult JSON.")] = False,
+    store: Annotated[
+        bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
+    ] = True,
+) -> None:
+    """Answer a question with what Reddit communities said, every claim linked to a post."""
+    from crowdsift.ask_command import run_ask
+
+    settings = get_settings()
+    try:
+        result = run_ask(
+            settings,
+            question,
+            subreddits=subreddit or [],
+            source=_source_name(source),
+            engine=_engine_name(engine),
+            archive=archive,
+            persist=store,
+            progress=sys.stderr.isatty(),
+        )
+    except PlanError as exc:
+        _error(str(exc))
+        raise typer.Exit(2) from None
+    except CrowdsiftError as exc:
+        _error(str(exc))
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        from crowdsift.render import render_answer
+
+        typer.echo(render_answer(result))
+    if result.status == "error":
+        raise typer.Exit(1)
+
+
+def _engine_name(value: str | None) -> Literal["local", "openai"] | None:
+    if value is None:
+        return None
+    if value not in ("local", "openai"):
+        raise PlanError(f"unknown --engine {value!r}: use local or openai")
+    return value  # type: ignore[return-value]
+
+
+@app.command("eval")
+def evaluate(
+    cases: Annotated[
+        Path, typer.Option("--cases", help="Evaluation cases (JSON list of questions).")
+    ] = Path("data/eval/cases.json"),
+    engine: Annotated[str | None, typer.Option("--engine", "-e", help="local | openai.")] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option("--save", help="Write FetchResult + SummarizeResult previews here."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
+) -> None:
+    """Re-run the evaluation questions and check every answer's grounding."""
+    from crowdsift.ask_command import run_eval
+
+    if not cases.is_file():
+        _error(f"no evaluation cases at {cases}; run from the repository root or pass --cases")
+        raise typer.Exit(2)
+    try:
+        reports = run_eval(
+            get_settings(), cases, save=save, engine=_engine_name(engine), persist=False
+        )
+    except CrowdsiftError as exc:
+        _error(str(exc))
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps([r.model_dump() for r in reports], indent=2))
+    else:
+        for r in reports:
+            verdict = "PASS" if r.passed else "FAIL"
+            typer.echo(
+                f"{verdict} {r.id}: status={r.status} engine={r.engine} sources={r.sources} "
+                f"valid={r.sources_valid} budget={r.budget_respected} "
+                f"highlights supported={r.highlights_supported}/{r.highlights}"
+            )
+    if not all(r.passed for r in reports):
+        raise typer.Exit(1)
 
 
 @app.command()

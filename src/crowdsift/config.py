@@ -113,6 +113,69 @@ class Settings(BaseSettings):
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
 
+    # --- Engines --------------------------------------------------------------------------
+    engine: Literal["local", "openai"] | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_ENGINE"),
+        description="default: openai when CROWDSIFT_LLM_API_KEY is set, else local",
+    )
+    llm_base_url: str = Field(
+        "https://api.openai.com/v1", validation_alias=_env("CROWDSIFT_LLM_BASE_URL")
+    )
+    llm_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("CROWDSIFT_LLM_API_KEY", "llm_api_key")
+    )
+    llm_timeout: float = Field(60.0, gt=0, validation_alias=_env("CROWDSIFT_LLM_TIMEOUT"))
+    llm_max_retries: int = Field(3, ge=0, le=10, validation_alias=_env("CROWDSIFT_LLM_MAX_RETRIES"))
+    model_filter: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_FILTER", "model_filter")
+    )
+    model_synthesis: str = Field(
+        "gpt-4o", validation_alias=AliasChoices("MODEL_SYNTHESIS", "model_synthesis")
+    )
+    model_analysis: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_ANALYSIS", "model_analysis")
+    )
+    model_map: str = Field("gpt-4o-mini", validation_alias=AliasChoices("MODEL_MAP", "model_map"))
+    model_medium_scoring: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_MEDIUM_SCORING", "model_medium_scoring")
+    )
+    model_comment_groups: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_COMMENT_GROUPS", "model_comment_groups")
+    )
+    model_drift_analysis: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_DRIFT_ANALYSIS", "model_drift_analysis")
+    )
+    embedding_model: str | None = Field(None, validation_alias=_env("CROWDSIFT_EMBEDDING_MODEL"))
+
+    # --- Relevance gate and summarizer -------------------------------------------------------
+    gate_initial_limit: int = Field(
+        5, ge=1, le=100, validation_alias=_env("CROWDSIFT_GATE_INITIAL_LIMIT")
+    )
+    gate_min_yield: float = Field(
+        0.5, ge=0, le=1, validation_alias=_env("CROWDSIFT_GATE_MIN_YIELD")
+    )
+    summary_char_budget: int = Field(
+        1200, ge=100, validation_alias=_env("CROWDSIFT_SUMMARY_CHAR_BUDGET")
+    )
+    max_highlights: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_HIGHLIGHTS"))
+    max_cautions: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_CAUTIONS"))
+    summary_max_posts: int = Field(
+        12, ge=1, le=100, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_POSTS")
+    )
+    summary_max_comments_per_post: int = Field(
+        3, ge=0, le=50, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_COMMENTS_PER_POST")
+    )
+    max_post_chars: int = Field(600, ge=50, validation_alias=_env("CROWDSIFT_MAX_POST_CHARS"))
+    max_comment_chars: int = Field(300, ge=30, validation_alias=_env("CROWDSIFT_MAX_COMMENT_CHARS"))
+    min_evidence_posts: int = Field(3, ge=0, validation_alias=_env("CROWDSIFT_MIN_EVIDENCE_POSTS"))
+
+    def model_for(self, phase: str) -> str:
+        """The model configured for an engine phase (MODEL_*; plan uses MODEL_ANALYSIS)."""
+        name = {"plan": "analysis", "filter": "filter", "synthesis": "synthesis"}.get(phase, phase)
+        model: str = getattr(self, f"model_{name}", self.model_analysis)
+        return model
+
     # --- Derived locations ----------------------------------------------------------------
     @property
     def data_dir(self) -> Path:
@@ -134,7 +197,7 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every secret currently set, so logs and outputs can redact them."""
-        secrets = [self.reddit_client_secret, self.reddit_password]
+        secrets = [self.reddit_client_secret, self.reddit_password, self.llm_api_key]
         values = [s.get_secret_value() for s in secrets if s is not None]
         return [v for v in values if len(v) >= 4]
 

@@ -11,6 +11,10 @@ CrowdsiftError                 base: catch this to catch everything of ours
 │   │   └── RetryBudgetExceededError  the whole fetch spent its retry budget
 │   ├── ResponseError          the body was not the JSON shape we expect
 │   └── SubredditUnavailableError   403/404 on one subreddit; the fetcher skips it
+├── EngineError                an LLM task could not produce a valid answer
+│   ├── EngineConfigError      no key / bad base URL; names the variable, suggests --engine local
+│   ├── EngineTransportError   the endpoint failed after retries (status, URL)
+│   └── EngineOutputError      the reply was not valid JSON for the task, even after one repair
 ├── ArchiveError               a local archive is missing, unreadable or corrupt
 │   └── DumpFormatError        an input file is not a dump / API JSON we know
 └── StoreError                 the comment store cannot be opened or written
@@ -80,6 +84,31 @@ class SubredditUnavailableError(SourceError):
         self.subreddit = subreddit
         self.reason = reason
         self.status = status
+
+
+class EngineError(CrowdsiftError):
+    """An engine (LLM or local) could not complete a task."""
+
+
+class EngineConfigError(EngineError, ConfigError):
+    """The engine is not configured; the message names the variable and ``--engine local``."""
+
+
+class EngineTransportError(EngineError):
+    """The chat endpoint failed after retries; carries the status and the URL."""
+
+    def __init__(self, message: str, *, url: str = "", status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class EngineOutputError(EngineError):
+    """The model's reply did not parse or validate as the task's output, even after a repair."""
+
+    def __init__(self, message: str, *, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw
 
 
 class ArchiveError(CrowdsiftError):

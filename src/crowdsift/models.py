@@ -145,6 +145,9 @@ class FetchReport(_Model):
     )
     requests: int = 0
     retries: int = 0
+    full_queries: int = Field(
+        0, description="searches that returned as many posts as their cap (more may exist)"
+    )
 
     def count_post(self, reason: RejectReason) -> None:
         self.post_rejections[reason] = self.post_rejections.get(reason, 0) + 1

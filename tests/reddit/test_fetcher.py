@@ -95,7 +95,8 @@ def test_concurrency_does_not_change_the_result() -> None:
 
 def test_pages_are_walked_and_capped() -> None:
     source = corpus()
-    result, _ = fetch(source, max_posts_per_query=3)
+    result, report = fetch(source, max_posts_per_query=3)
+    assert report.full_queries == 2  # gadgets/plaud (8 posts) and productivity/plaud (5) hit 3
     searched = [call for call in source.calls if call[:3] == ("search", "gadgets", "plaud")]
     assert [call[3] for call in searched] == ["", "t3_p2"]  # 2 + 1 = cap of 3
     assert [p.id for p in result.posts if p.subreddit == "productivity"] == ["q0", "q1", "q2"]

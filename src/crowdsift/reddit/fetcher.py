@@ -204,6 +204,8 @@ class RedditFetcher:
             if search.error is not None:
                 log.error("search_failed", error=search.error)
                 report.errors.append(search.error)
+            if len(search.posts) >= self._options.max_posts_per_query:
+                report.full_queries += 1
             for raw in search.posts:
                 report.posts_seen += 1
                 decision = screen_post(

@@ -1,0 +1,127 @@
+"""The offline evaluation set (seed 004 "Evaluation"): re-run saved questions, check grounding.
+
+Each case is a question over the bundled demo archive. ``crowdsift eval`` runs every case and
+reports, per case: whether every source is a post of the evidence (id and URL), whether the
+budget and caps held, the status, and how many highlights are supported by the text of a post
+they cite. ``--save`` stores the FetchResult and SummarizeResult as previews for review.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from crowdsift.models import FetchResult, Post
+from crowdsift.research import AskRun
+from crowdsift.summarizer.config import SummarizerConfig
+from crowdsift.summarizer.models import SummarizeResult
+from crowdsift.text import tokenize
+
+_CITATION = re.compile(r"\[post:([A-Za-z0-9_]+)\]")
+SUPPORT_SHARE = 0.6
+
+
+class EvalCase(BaseModel):
+    id: str = Field(pattern=r"^[a-z0-9_-]+$")
+    question: str
+    subreddits: list[str] = Field(default_factory=list)
+
+
+class EvalReport(BaseModel):
+    """The checks of one case."""
+
+    id: str
+    status: str
+    sources: int
+    sources_valid: bool
+    budget_respected: bool
+    highlights: int
+    highlights_supported: int
+    engine: str
+
+    @property
+    def passed(self) -> bool:
+        return self.sources_valid and self.budget_respected and self.status != "error"
+
+
+def load_cases(path: Path) -> list[EvalCase]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [EvalCase.model_validate(item) for item in data]
+
+
+def check(
+    case: EvalCase,
+    evidence: FetchResult,
+    summary: SummarizeResult,
+    config: SummarizerConfig,
+) -> EvalReport:
+    """The grounding checks of one answer against the evidence it was given (pure)."""
+    posts = {post.id: post for post in evidence.posts}
+    sources_valid = all(
+        source.post_id in posts and str(source.url) == posts[source.post_id].url
+        for source in summary.sources
+    )
+    cited_everywhere = [
+        match
+        for text in [summary.summary, *summary.highlights, *summary.cautions]
+        for match in _CITATION.findall(text)
+    ]
+    sources_valid = sources_valid and all(post_id in posts for post_id in cited_everywhere)
+    budget = (
+        len(summary.summary) <= config.summary_char_budget
+        and len(summary.highlights) <= config.max_highlights
+        and len(summary.cautions) <= config.max_cautions
+    )
+    supported = sum(1 for item in summary.highlights if _supported(item, posts))
+    return EvalReport(
+        id=case.id,
+        status=summary.status,
+        sources=len(summary.sources),
+        sources_valid=sources_valid,
+        budget_respected=budget,
+        highlights=len(summary.highlights),
+        highlights_supported=supported,
+        engine=summary.engine,
+    )
+
+
+def _supported(highlight: str, posts: dict[str, Post]) -> bool:
+    """A highlight is supported when a post it cites contains most of its content words."""
+    words = {w for w in tokenize(_CITATION.sub("", highlight)) if len(w) > 3}
+    for post_id in _CITATION.findall(highlight):
+        post = posts.get(post_id)
+        if post is None or not words:
+            continue
+        text = " ".join([post.title, post.selftext, *(c.body for c in post.comments)])
+        if len(words & set(tokenize(text))) / len(words) >= SUPPORT_SHARE:
+            return True
+    return False
+
+
+async def run_cases(
+    cases: Sequence[EvalCase],
+    ask_case: Callable[[EvalCase], Awaitable[AskRun]],
+    config: SummarizerConfig,
+    *,
+    previews: Path | None = None,
+) -> list[EvalReport]:
+    """Run every case; with ``previews``, save each case's evidence and answer there."""
+    reports = []
+    for case in cases:
+        run = await ask_case(case)
+        reports.append(check(case, run.evidence, run.result.summary, config))
+        if previews is not None:
+            previews.mkdir(parents=True, exist_ok=True)
+            payload = {
+                "question": case.question,
+                "fetch_result": run.evidence.model_dump(mode="json"),
+                "summarize_result": run.result.summary.model_dump(mode="json"),
+            }
+            (previews / f"{case.id}.json").write_text(
+                json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+    return reports

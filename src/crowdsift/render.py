@@ -1,0 +1,66 @@
+"""Plain-text rendering of an answer for the terminal (pure): numbered citations, sources.
+
+Inline ``[post:ID]`` citations become ``[n]`` numbered by the order of ``sources``, so the
+reader can follow each claim to a link; the footer says which engine wrote the answer and,
+for the local engine, that it is extractive (sentences quoted from the evidence), not an LLM.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from crowdsift.research import ResearchResult
+
+_CITATION = re.compile(r"\[post:([A-Za-z0-9_]+)\]")
+
+
+def number_citations(text: str, numbers: dict[str, int]) -> str:
+    """Replace ``[post:ID]`` with ``[n]``; citations of unknown posts are removed."""
+
+    def replace(match: re.Match[str]) -> str:
+        number = numbers.get(match.group(1))
+        return f"[{number}]" if number is not None else ""
+
+    return re.sub(r"\s+([.,;:])", r"\1", _CITATION.sub(replace, text)).strip()
+
+
+def render_answer(result: ResearchResult, *, width: int = 88) -> str:
+    summary = result.summary
+    numbers = {source.post_id: n for n, source in enumerate(summary.sources, start=1)}
+    lines: list[str] = []
+    body = number_citations(summary.summary, numbers) or "(no summary)"
+    lines += textwrap.wrap(body, width) or [body]
+    for title, items in (("Highlights", summary.highlights), ("Cautions", summary.cautions)):
+        if items:
+            lines += ["", f"{title}:"]
+            for item in items:
+                lines += textwrap.wrap(
+                    number_citations(item, numbers),
+                    width,
+                    initial_indent="  • ",
+                    subsequent_indent="    ",
+                )
+    if summary.sources:
+        lines += ["", "Sources:"]
+        for number, source in enumerate(summary.sources, start=1):
+            lines.append(f"  [{number}] r/{source.subreddit} — {source.title}")
+            lines.append(f"      {source.url}")
+    lines += ["", _footer(result)]
+    return "\n".join(lines)
+
+
+def _footer(result: ResearchResult) -> str:
+    engine = (
+        "local (extractive: sentences quoted from the evidence, not an LLM)"
+        if result.engine == "local"
+        else f"{result.engine} ({result.usage.calls} LLM calls, "
+        f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens)"
+    )
+    fetch = result.fetch
+    status = "" if result.status == "ok" else f" · status {result.status}"
+    reason = f" ({result.summary.reason})" if result.summary.reason else ""
+    return (
+        f"engine: {engine} · {fetch.posts_relevant} relevant posts of {fetch.posts_accepted} "
+        f"from {fetch.source} · {result.timings_ms.get('total', 0) / 1000:.1f} s{status}{reason}"
+    )

@@ -1,0 +1,1 @@
+"""The summarizer (seed 004): FetchResult → selector → prompt → engine → SummarizeResult."""

@@ -1,0 +1,197 @@
+"""The local engine's extractive summary: deterministic, within budget, every sentence cited."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+
+from crowdsift.engines.embedding import HashingEmbedder, Vectors
+from crowdsift.engines.local import LocalEngine
+from crowdsift.models import FetchResult, Post
+from crowdsift.summarizer.config import SummarizerConfig
+from crowdsift.summarizer.extractive import (
+    candidates_of,
+    extract_summary,
+    is_caution,
+    split_sentences,
+)
+from crowdsift.summarizer.models import SummarizeRequest, SummarizeResult
+from crowdsift.summarizer.orchestrator import run_summarizer
+
+_CITED_PIECE = re.compile(r"(.+?) \[post:([A-Za-z0-9]+)\]")
+
+
+def run_local(
+    fetched: FetchResult, config: SummarizerConfig | None = None, engine: LocalEngine | None = None
+) -> SummarizeResult:
+    engine = engine or LocalEngine(embedder=HashingEmbedder())
+    return asyncio.run(run_summarizer(fetched, engine=engine, summarizer_config=config))
+
+
+def evidence_texts(request: SummarizeRequest) -> dict[str, str]:
+    return {
+        p.post_id: " ".join([p.title, p.body_excerpt, *p.top_comment_excerpts])
+        for p in request.post_payloads
+    }
+
+
+def cited_pieces(text: str) -> list[tuple[str, str]]:
+    """``text`` as (sentence, post id) pairs; fails unless every sentence carries a citation."""
+    pieces = [(m.group(1).strip(), m.group(2)) for m in _CITED_PIECE.finditer(text)]
+    rebuilt = " ".join(f"{sentence} [post:{post_id}]" for sentence, post_id in pieces)
+    assert rebuilt == text, f"uncited text in {text!r}"
+    return pieces
+
+
+def test_local_summary_is_deterministic_and_labelled_local(recorder_fetch: FetchResult) -> None:
+    first = run_local(recorder_fetch)
+    second = run_local(recorder_fetch)
+    assert first == second
+    assert first.engine == "local"
+    assert first.status == "ok"
+
+
+def test_every_sentence_is_extracted_from_the_post_it_cites(
+    recorder_fetch: FetchResult, recorder_request: SummarizeRequest
+) -> None:
+    result = run_local(recorder_fetch)
+    texts = evidence_texts(recorder_request)
+    pieces = cited_pieces(result.summary)
+    assert len(pieces) >= 2
+    for sentence, post_id in pieces:
+        assert sentence in texts[post_id]  # verbatim, from that very post
+    for item in [*result.highlights, *result.cautions]:
+        [(sentence, post_id)] = cited_pieces(item)
+        assert sentence in texts[post_id]
+    cited = {pid for text in [result.summary, *result.highlights, *result.cautions]
+             for _, pid in cited_pieces(text)}  # fmt: skip
+    assert {s.post_id for s in result.sources} == cited
+
+
+def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
+    config = SummarizerConfig(summary_char_budget=180, max_highlights=2, max_cautions=1)
+    result = run_local(recorder_fetch, config)
+    assert 0 < len(result.summary) <= 180
+    assert len(result.highlights) <= 2
+    assert len(result.cautions) <= 1
+    assert result.status == "ok"  # nothing had to be cut by grounding
+
+
+def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
+    recorder_fetch: FetchResult,
+) -> None:
+    result = run_local(recorder_fetch, SummarizerConfig(summary_char_budget=40))
+    assert len(result.summary) <= 40
+    [(sentence, _post_id)] = cited_pieces(result.summary)
+    assert sentence.endswith("…")
+
+
+def test_cautions_carry_risk_cues_and_highlights_avoid_repeating_the_summary(
+    recorder_fetch: FetchResult,
+) -> None:
+    result = run_local(recorder_fetch, SummarizerConfig(summary_char_budget=200))
+    assert result.cautions
+    for caution in result.cautions:
+        assert is_caution(caution)
+    summary_sentences = {s for s, _ in cited_pieces(result.summary)}
+    highlight_sentences = [s for h in result.highlights for s, _ in cited_pieces(h)]
+    assert highlight_sentences
+    assert not summary_sentences & set(highlight_sentences)
+
+
+def test_every_sentence_is_embedded_once_in_one_batch(
+    recorder_request: SummarizeRequest,
+) -> None:
+    class Counting(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.batches: list[int] = []
+
+        def embed(self, texts: Sequence[str]) -> Vectors:
+            self.batches.append(len(texts))
+            return super().embed(texts)
+
+    embedder = Counting()
+    extract_summary(recorder_request, SummarizerConfig(), embedder)
+    assert embedder.batches == [1 + len(candidates_of(recorder_request))]
+
+
+def test_evidence_of_only_questions_gives_an_uncited_partial_result(
+    make_post: Callable[..., Post], make_fetch: Callable[..., FetchResult]
+) -> None:
+    posts = [
+        make_post("q1", title="Is it any good?", body="Does anyone here actually use one daily?")
+    ]
+    result = run_local(make_fetch(posts), SummarizerConfig(min_evidence_posts=0))
+    assert result.sources == []
+    assert result.status == "partial" and "cites none" in (result.reason or "")
+
+
+def test_split_sentences_handles_abbreviations_lower_case_and_no_punctuation() -> None:
+    assert split_sentences("It works, e.g. for calls. then it died! Why? ok") == [
+        "It works, e.g. for calls.",
+        "then it died!",
+        "Why?",
+        "ok",
+    ]
+    assert split_sentences("no punctuation at all here") == ["no punctuation at all here"]
+    assert split_sentences("") == []
+
+
+def test_candidates_drop_short_fragments_questions_links_and_repeats(
+    make_post: Callable[..., Post], make_fetch: Callable[..., FetchResult]
+) -> None:
+    from crowdsift.summarizer.config import SelectorConfig
+    from crowdsift.summarizer.selector import select_evidence
+
+    post = make_post(
+        "a1",
+        title="Which recorder should I buy for lectures?",
+        body=(
+            "Too short. The battery lasts a full semester of lectures. "
+            "Details are at https://example.com/specs for anyone curious. "
+            "The battery lasts a full semester of lectures."
+        ),
+    )
+    request = select_evidence(make_fetch([post]), SelectorConfig(), prompt_version="v1")
+    assert [c.text for c in candidates_of(request)] == [
+        "The battery lasts a full semester of lectures."
+    ]
+
+
+def test_caution_cues_ignore_negations() -> None:
+    assert is_caution("The app needs a subscription after 300 minutes.")
+    assert is_caution("Mine broke after two weeks and I returned it.")
+    assert not is_caution("It has never died during a meeting.")
+    assert not is_caution("The battery lasts thirty hours on one charge.")
+
+
+def test_with_the_real_model_a_battery_question_leads_with_the_battery_sentence(
+    make_post: Callable[..., Post], make_fetch: Callable[..., FetchResult]
+) -> None:
+    posts = [
+        make_post(
+            "scr1",
+            title="Thoughts after a month",
+            body="The screen is bright enough to read outside in direct sunlight.",
+            relevance=0.9,
+        ),
+        make_post(
+            "bat2",
+            title="Thoughts after two months",
+            body="On a single charge it easily runs for three full days of heavy use.",
+            relevance=0.6,
+        ),
+        make_post(
+            "cam3",
+            title="Thoughts after a week",
+            body="Photos in low light come out grainy and a little washed out.",
+            relevance=0.8,
+        ),
+    ]
+    fetched = make_fetch(posts, query="How good is the battery life?")
+    result = run_local(fetched, engine=LocalEngine())  # all-MiniLM-L6-v2, offline
+    first_sentence, post_id = cited_pieces(result.summary)[0]
+    assert post_id == "bat2"
+    assert first_sentence.startswith("On a single charge")
