@@ -22,8 +22,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The main job on the bundled sample archive: local engine, no key, no network.
 demo: install
-	$(BIN)/crowdsift fetch --plan examples/demo_plan.json
+	$(BIN)/crowdsift ask "Is the Plaud Note worth it compared to a phone recording app?" \
+		--engine local --source archive
 
 lint: install
 	$(BIN)/ruff format --check src tests bench scripts

@@ -18,6 +18,7 @@ BENCHES = {
     "filtering": "bench_filtering.py",
     "import": "bench_import.py",
     "fetch": "bench_fetch.py",
+    "ask": "bench_ask.py",
 }
 
 

@@ -35,8 +35,16 @@ def redact_text(text: str) -> str:
     return _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
 
 
+def _is_sensitive(key: str) -> bool:
+    """Credential-like field names; token *counts* (``prompt_tokens``) are not secrets."""
+    lowered = key.lower()
+    if lowered.endswith("tokens") or lowered.startswith("tok_"):
+        return False
+    return bool(_SENSITIVE_KEYS.search(key))
+
+
 def _redact_value(key: str, value: Any) -> Any:
-    if _SENSITIVE_KEYS.search(key) and value not in (None, "", False):
+    if _is_sensitive(key) and value not in (None, "", False):
         return REDACTED
     if isinstance(value, str):
         return redact_text(value)

@@ -90,7 +90,8 @@ def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
 def test_cautions_carry_risk_cues_and_highlights_avoid_repeating_the_summary(
     recorder_fetch: FetchResult,
 ) -> None:
-    result = run_local(recorder_fetch, SummarizerConfig(summary_char_budget=200))
+    config = SummarizerConfig(summary_char_budget=200, max_highlights=2)
+    result = run_local(recorder_fetch, config)
     assert result.cautions
     for caution in result.cautions:
         assert is_caution(caution)

@@ -88,7 +88,7 @@ def test_version_travels_on_the_task_and_unknown_versions_are_refused(
     assert task.messages() == build_messages(recorder_request, CONFIG)
     unknown = recorder_request.model_copy(update={"prompt_version": "v0-nope"})
     assert SummarizeTask(unknown, CONFIG).prompt_version == "v0-nope"
-    with pytest.raises(ConfigError, match="v0-nope.*known versions: v1"):
+    with pytest.raises(ConfigError, match=r"v0-nope.*known versions: v1"):
         build_messages(unknown, CONFIG)
 
 
