@@ -74,7 +74,9 @@ def llm_calls(archive: Path) -> dict[str, float]:
     for label, share in (("good yield", 0.9), ("poor yield", 0.2)):
         with ChatCompletionsServer(api_key="bench-key", responder=_responder(share)) as server:
             settings = Settings(llm_base_url=server.base_url, llm_api_key="bench-key")
-            result = asyncio.run(_ask(settings, OpenAICompatEngine.from_settings(settings), archive))
+            result = asyncio.run(
+                _ask(settings, OpenAICompatEngine.from_settings(settings), archive)
+            )
         usage = result.usage
         per_call_in = usage.prompt_tokens / max(usage.calls, 1)
         per_call_out = usage.completion_tokens / max(usage.calls, 1)
