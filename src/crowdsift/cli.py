@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -34,6 +36,19 @@ app.add_typer(archive_app, name="archive")
 def _error(message: str) -> None:
     """One plain line on stderr: no wrapping or markup, so scripts can grep it."""
     typer.echo(f"error: {message}", err=True)
+
+
+@contextmanager
+def _exit_codes() -> Iterator[None]:
+    """Our errors become one line and an exit code: 2 for usage (bad plan, flag), else 1."""
+    try:
+        yield
+    except PlanError as exc:
+        _error(str(exc))
+        raise typer.Exit(2) from None
+    except CrowdsiftError as exc:
+        _error(str(exc))
+        raise typer.Exit(1) from None
 
 
 def _version(value: bool) -> None:
@@ -106,16 +121,10 @@ def fetch(
 ) -> None:
     """Run a SearchPlan against a Reddit source and print the approved posts and comments."""
     settings = get_settings()
-    try:
+    with _exit_codes():
         search_plan = load_plan(plan)
         source_name = _source_name(source)
         result, report = _run_fetch(settings, search_plan, source_name, archive, query, store)
-    except PlanError as exc:
-        _error(str(exc))
-        raise typer.Exit(2) from None
-    except CrowdsiftError as exc:
-        _error(str(exc))
-        raise typer.Exit(1) from None
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
@@ -215,7 +224,7 @@ def ask(
     from crowdsift.ask_command import run_ask
 
     settings = get_settings()
-    try:
+    with _exit_codes():
         result = run_ask(
             settings,
             question,
@@ -226,12 +235,6 @@ def ask(
             persist=store,
             progress=sys.stderr.isatty(),
         )
-    except PlanError as exc:
-        _error(str(exc))
-        raise typer.Exit(2) from None
-    except CrowdsiftError as exc:
-        _error(str(exc))
-        raise typer.Exit(1) from None
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
@@ -268,13 +271,10 @@ def evaluate(
     if not cases.is_file():
         _error(f"no evaluation cases at {cases}; run from the repository root or pass --cases")
         raise typer.Exit(2)
-    try:
+    with _exit_codes():
         reports = run_eval(
             get_settings(), cases, save=save, engine=_engine_name(engine), persist=False
         )
-    except CrowdsiftError as exc:
-        _error(str(exc))
-        raise typer.Exit(1) from None
     if as_json:
         typer.echo(json.dumps([r.model_dump() for r in reports], indent=2))
     else:
