@@ -91,35 +91,43 @@ def llm_calls(archive: Path) -> dict[str, float]:
 
 
 class _Recording:
-    """Records every text the ask embeds (the floor embeds exactly these, once)."""
+    """Records the batches the ask embeds, so the floor replays exactly that work, once."""
 
     def __init__(self, inner: SentenceTransformerEmbedder) -> None:
         self.inner = inner
         self.name = inner.name
-        self.texts: list[str] = []
+        self.batches: list[list[str]] = []
 
     def embed(self, texts: Any) -> Vectors:
-        self.texts.extend(texts)
+        self.batches.append(list(texts))
         return self.inner.embed(texts)
+
+
+def _floor(batches: list[list[str]]) -> None:
+    """Load the model and embed every batch the ask embedded (each text once, as it did)."""
+    embedder = SentenceTransformerEmbedder()
+    for batch in batches:
+        embedder.embed(batch)
 
 
 def local_wall_time(archive: Path) -> dict[str, float]:
     settings = Settings()
     recorder = _Recording(SentenceTransformerEmbedder())
     asyncio.run(_ask(settings, LocalEngine(embedder=recorder), archive))  # warm imports
-    texts = list(dict.fromkeys(recorder.texts))
+    batches = recorder.batches  # already deduplicated by the engine's cache
+    texts = sum(len(batch) for batch in batches)
 
     floor_s = ask_s = float("inf")
     for _ in range(2):  # alternate and keep the best of each: order effects cancel out
         start = time.perf_counter()
-        SentenceTransformerEmbedder().embed(texts)
+        _floor(batches)
         floor_s = min(floor_s, time.perf_counter() - start)
         start = time.perf_counter()
         asyncio.run(_ask(settings, LocalEngine(embedder=SentenceTransformerEmbedder()), archive))
         ask_s = min(ask_s, time.perf_counter() - start)
     ratio = ask_s / floor_s
     print(
-        f"local ask: {ask_s:.2f} s; floor (load model + embed {len(texts)} texts once): "
+        f"local ask: {ask_s:.2f} s; floor (load model + embed {texts} texts once): "
         f"{floor_s:.2f} s; ratio {ratio:.2f} (target <= {TARGET_RATIO:.2f}) "
         f"{'PASS' if ratio <= TARGET_RATIO else 'FAIL'}"
     )
