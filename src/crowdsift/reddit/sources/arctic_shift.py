@@ -52,7 +52,7 @@ from crowdsift.config import SearchSort, Settings, SourceName, TimeFilter
 from crowdsift.errors import HttpStatusError, ResponseError, TransportError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.reddit.transport.http import HttpTransport, OwnsClient
 
 log = get_logger(__name__)
 
@@ -128,7 +128,7 @@ class TimeCursor:
         return cls(edge, frozenset(seen))
 
 
-class ArcticShiftSource:
+class ArcticShiftSource(OwnsClient):
     """Reddit content from the Arctic Shift archive API. Safe to share between threads."""
 
     def __init__(
@@ -139,7 +139,6 @@ class ArcticShiftSource:
         self.stats: SourceStats = transport.stats  # the same object the transport counts in
         self._clock = clock
         self._lock = threading.Lock()
-        self._owned_client: httpx.Client | None = None
 
     @classmethod
     def from_settings(
@@ -162,15 +161,8 @@ class ArcticShiftSource:
             client, settings, source="arctic-shift", sleep=sleep
         )
         source = cls(transport, clock=clock)
-        if http_client is None:
-            source._owned_client = client
+        source._own(client, built_here=http_client is None)
         return source
-
-    def close(self) -> None:
-        """Close the HTTP client only if ``from_settings`` built it."""
-        if self._owned_client is not None:
-            self._owned_client.close()
-            self._owned_client = None
 
     # --- RedditSource -------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from crowdsift.errors import (
 from crowdsift.log import get_logger, register_secrets
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
 from crowdsift.reddit.transport.auth import RedditOAuth
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.reddit.transport.http import HttpTransport, OwnsClient
 from crowdsift.reddit.transport.ratelimit import RateLimiter
 
 log = get_logger(__name__)
@@ -36,14 +36,13 @@ MAX_COMMENT_LIMIT = 500
 _STATUS_REASONS = {403: "forbidden", 404: "not found"}
 
 
-class RedditApiSource:
+class RedditApiSource(OwnsClient):
     """Reddit content through the official OAuth API. Safe to share between threads."""
 
     def __init__(self, transport: HttpTransport, *, name: SourceName = "reddit-api") -> None:
         self.transport = transport
         self.name: SourceName = name
         self.stats: SourceStats = transport.stats  # the same object the transport counts in
-        self._owned_client: httpx.Client | None = None
 
     @classmethod
     def from_settings(
@@ -73,15 +72,8 @@ class RedditApiSource:
             sleep=sleep,
         )
         source = cls(transport)
-        if http_client is None:
-            source._owned_client = client
+        source._own(client, built_here=http_client is None)
         return source
-
-    def close(self) -> None:
-        """Close the HTTP client only if ``from_settings`` built it."""
-        if self._owned_client is not None:
-            self._owned_client.close()
-            self._owned_client = None
 
     # --- RedditSource -------------------------------------------------------------------
 

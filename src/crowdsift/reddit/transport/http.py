@@ -278,3 +278,21 @@ class HttpTransport:
             log.info("http_request", **fields)
         else:
             log.warning("http_request", **fields)
+
+
+class OwnsClient:
+    """Mixin for API sources: close the HTTP client only if the source built it itself.
+
+    An injected client belongs to the caller (tests, shared pools) and is left open.
+    """
+
+    _owned_client: httpx.Client | None = None
+
+    def _own(self, client: httpx.Client, *, built_here: bool) -> None:
+        self._owned_client = client if built_here else None
+
+    def close(self) -> None:
+        """Close the HTTP client only if ``from_settings`` built it."""
+        if self._owned_client is not None:
+            self._owned_client.close()
+            self._owned_client = None
