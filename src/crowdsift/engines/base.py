@@ -38,6 +38,7 @@ Phase = Literal[
     "medium_scoring",
     "comment_groups",
     "drift_analysis",
+    "agent",
 ]
 EngineName = Literal["openai", "local", "scripted"]
 OutT = TypeVar("OutT", bound=BaseModel)
