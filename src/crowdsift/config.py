@@ -148,6 +148,25 @@ class Settings(BaseSettings):
     )
     embedding_model: str | None = Field(None, validation_alias=_env("CROWDSIFT_EMBEDDING_MODEL"))
 
+    # --- Feeds (Chroma) ---------------------------------------------------------------------
+    chroma_url: str | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_CHROMA_URL"),
+        description="http(s)://host:port of a Chroma server; unset = a local persistent store",
+    )
+    chroma_collection: str = Field(
+        "crowdsift_posts",
+        min_length=3,
+        max_length=63,
+        validation_alias=_env("CROWDSIFT_CHROMA_COLLECTION"),
+    )
+    feed_size: int = Field(5, ge=1, le=20, validation_alias=_env("CROWDSIFT_FEED_SIZE"))
+    feed_embedder: Literal["minilm", "hashing"] = Field(
+        "minilm",
+        validation_alias=_env("CROWDSIFT_FEED_EMBEDDER"),
+        description="minilm (all-MiniLM-L6-v2) or hashing (fast bag-of-words, for tests/bulk)",
+    )
+
     # --- Relevance gate and summarizer -------------------------------------------------------
     gate_initial_limit: int = Field(
         5, ge=1, le=100, validation_alias=_env("CROWDSIFT_GATE_INITIAL_LIMIT")
@@ -183,6 +202,11 @@ class Settings(BaseSettings):
         if self.home is not None:
             return self.home
         return Path(platformdirs.user_data_dir("crowdsift", appauthor=False))
+
+    @property
+    def chroma_dir(self) -> Path:
+        """Where the local persistent Chroma store lives (unused with CROWDSIFT_CHROMA_URL)."""
+        return self.data_dir / "chroma"
 
     @property
     def resolved_database_url(self) -> str:

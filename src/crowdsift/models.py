@@ -8,11 +8,12 @@ the contract other tools read (``crowdsift schema``).
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID, uuid4
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
@@ -38,6 +39,9 @@ def _aware(value: datetime) -> datetime:
 
 
 AwareDatetime = Annotated[datetime, AfterValidator(_aware)]
+# Counts and karma are 64-bit everywhere they are stored (SQL BIGINT, Chroma metadata).
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+MetadataValue = str | int | float | bool
 
 
 class _Model(BaseModel):
@@ -72,7 +76,7 @@ class Comment(_Model):
     comment_id: str = Field(min_length=1)
     post_id: str = Field(min_length=1)
     body: str
-    comment_karma: int
+    comment_karma: Int64
     source: SourceName
     fetched_at: AwareDatetime
 
@@ -83,7 +87,7 @@ class Post(_Model):
     id: str = Field(min_length=1)
     title: str
     selftext: str
-    post_karma: int
+    post_karma: Int64
     relevance_score: float = Field(ge=0.0, le=1.0)
     matched_keywords: list[str] = Field(default_factory=list)
     url: str = Field(
@@ -94,7 +98,7 @@ class Post(_Model):
     source: SourceName
     subreddit: str
     created_at: AwareDatetime | None = None
-    num_comments: int = Field(0, ge=0)
+    num_comments: int = Field(0, ge=0, le=2**63 - 1)
     author_hash: str | None = None
 
     @field_validator("url")
@@ -103,6 +107,65 @@ class Post(_Model):
         if not PERMALINK_RE.match(url):
             raise ValueError(f"url must be a full Reddit permalink, got {url!r}")
         return url
+
+    @property
+    def text(self) -> str:
+        """What gets embedded and shown in feeds: the title, a blank line, the body."""
+        return f"{self.title}\n\n{self.selftext}" if self.selftext else self.title
+
+    def to_metadata(self) -> dict[str, MetadataValue]:
+        """Flat scalar metadata (Chroma's format) that ``from_metadata`` turns back into an equal
+        Post. Lists and comments travel as JSON strings; datetimes as ISO strings, plus
+        ``created_utc`` (epoch seconds) so stores can filter by age; absent optionals are omitted
+        because Chroma has no null. ``relevance_score`` is also kept as its exact ``repr``:
+        Chroma 1.5 can lose the last digit of a float (2**-24 comes back 1 ulp off)."""
+        metadata: dict[str, MetadataValue] = {
+            "schema": METADATA_SCHEMA,
+            "id": self.id,
+            "title": self.title,
+            "selftext": self.selftext,
+            "post_karma": self.post_karma,
+            "relevance_score": self.relevance_score,
+            "relevance_score_exact": repr(self.relevance_score),
+            "matched_keywords": json.dumps(self.matched_keywords, ensure_ascii=False),
+            "url": self.url,
+            "comments": json.dumps(
+                [c.model_dump(mode="json") for c in self.comments], ensure_ascii=False
+            ),
+            "fetched_at": self.fetched_at.isoformat(),
+            "source": self.source,
+            "subreddit": self.subreddit,
+            "num_comments": self.num_comments,
+        }
+        if self.created_at is not None:
+            metadata["created_at"] = self.created_at.isoformat()
+            metadata["created_utc"] = int(self.created_at.timestamp())
+        if self.author_hash is not None:
+            metadata["author_hash"] = self.author_hash
+        return metadata
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> Post:
+        """The inverse of ``to_metadata``; keys it does not know (a store's own) are ignored.
+
+        Raises ``ValueError`` (pydantic's ``ValidationError``) when the metadata is not a Post.
+        """
+        if metadata.get("schema") != METADATA_SCHEMA:
+            raise ValueError(
+                f"metadata schema {metadata.get('schema')!r} is not {METADATA_SCHEMA}: "
+                "re-index the posts with this version of crowdsift"
+            )
+        data = {key: metadata[key] for key in _POST_FIELDS if key in metadata}
+        if isinstance(metadata.get("relevance_score_exact"), str):
+            data["relevance_score"] = float(metadata["relevance_score_exact"])
+        for key in ("matched_keywords", "comments"):
+            if isinstance(data.get(key), str):
+                data[key] = json.loads(data[key])
+        return cls.model_validate(data)
+
+
+METADATA_SCHEMA = 1
+_POST_FIELDS = tuple(Post.model_fields)
 
 
 class FetchResult(_Model):

@@ -1,13 +1,15 @@
-"""Builders of Reddit-shaped raw dicts for tests, benchmarks and users' own tests.
+"""Builders of Reddit-shaped raw dicts and of ``Post`` models for tests, benchmarks and users.
 
-They produce what Reddit's API returns inside a t3/t1 ``data`` object, with realistic defaults
-that pass every veto, so a test states only the field it is about.
+The raw builders produce what Reddit's API returns inside a t3/t1 ``data`` object, with
+realistic defaults that pass every veto, so a test states only the field it is about.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from crowdsift.models import Comment, Post
 from crowdsift.reddit.permalink import slugify_title
 from crowdsift.reddit.sources.base import RawThing
 
@@ -67,3 +69,45 @@ def raw_comment(
     }
     comment.update(overrides)
     return comment
+
+
+BASE_TIME = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
+
+
+def make_post(
+    post_id: str,
+    title: str,
+    body: str = "",
+    *,
+    subreddit: str = "gadgets",
+    karma: int = 10,
+    comments: int = 0,
+) -> Post:
+    """A valid ``Post`` (canonical permalink, fixed times) with ``comments`` nested comments."""
+    fetched = BASE_TIME + timedelta(minutes=1)
+    return Post(
+        id=post_id,
+        title=title,
+        selftext=body,
+        post_karma=karma,
+        relevance_score=0.5,
+        matched_keywords=["kw"],
+        url=f"https://www.reddit.com/r/{subreddit}/comments/{post_id}/some_title/",
+        comments=[
+            Comment(
+                comment_id=f"{post_id}c{n}",
+                post_id=post_id,
+                body=f"comment {n} on {title}",
+                comment_karma=n,
+                source="archive",
+                fetched_at=fetched,
+            )
+            for n in range(comments)
+        ],
+        fetched_at=fetched,
+        source="archive",
+        subreddit=subreddit,
+        created_at=BASE_TIME,
+        num_comments=comments,
+        author_hash="abc123",
+    )

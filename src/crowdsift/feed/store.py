@@ -1,0 +1,85 @@
+"""Opening the Chroma collection feeds live in: local and persistent, or a Chroma server.
+
+``CROWDSIFT_CHROMA_URL`` unset: a ``PersistentClient`` under ``<data dir>/chroma``. Set (e.g.
+``http://127.0.0.1:8000``): an ``HttpClient`` to that server, for several workers sharing one
+index. Either way the collection gets crowdsift's offline embedding function
+(``CROWDSIFT_FEED_EMBEDDER``: ``minilm`` by default) and cosine space; reopening a collection
+that was embedded with another embedder is refused with a message saying how to fix it,
+because vectors from two models do not compare.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from crowdsift.config import Settings
+from crowdsift.errors import ConfigError, StoreError
+from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+
+def open_client(settings: Settings) -> ClientAPI:
+    """The Chroma client the settings ask for (telemetry off; nothing else leaves the box)."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_url:
+        host, port, ssl = parse_chroma_url(settings.chroma_url)
+        try:
+            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=chroma_settings)
+        except Exception as exc:  # chromadb raises bare ValueError/ConnectionError variants
+            raise StoreError(
+                f"cannot reach the Chroma server at {settings.chroma_url}: {exc}. "
+                "Start it (`chroma run --path DIR --port PORT`) or unset CROWDSIFT_CHROMA_URL "
+                "to use the local store"
+            ) from exc
+    settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+
+
+def parse_chroma_url(url: str) -> tuple[str, int, bool]:
+    """``http(s)://host[:port]`` → (host, port, ssl); anything else is a ConfigError."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"CROWDSIFT_CHROMA_URL={url!r} is not a Chroma server URL; "
+            "expected http://host:port or https://host:port"
+        )
+    ssl = parts.scheme == "https"
+    try:
+        port = parts.port or (443 if ssl else 8000)
+    except ValueError as exc:
+        raise ConfigError(f"CROWDSIFT_CHROMA_URL={url!r} has an invalid port") from exc
+    return parts.hostname, port, ssl
+
+
+def open_collection(
+    settings: Settings,
+    *,
+    client: ClientAPI | None = None,
+    embedding_function: CrowdsiftEmbeddingFunction | None = None,
+    name: str | None = None,
+) -> Collection:
+    """Get or create the feed collection with crowdsift's embedding function."""
+    function = embedding_function or CrowdsiftEmbeddingFunction(
+        settings.feed_embedder, model=settings.embedding_model
+    )
+    chroma = client or open_client(settings)
+    collection_name = name or settings.chroma_collection
+    try:
+        return chroma.get_or_create_collection(
+            collection_name,
+            embedding_function=function,  # type: ignore[arg-type]
+            metadata={"crowdsift": "feed posts"},
+        )
+    except ValueError as exc:
+        raise ConfigError(
+            f"cannot open Chroma collection {collection_name!r} with embedder "
+            f"{function.kind!r}: {exc}. It was probably indexed with another embedder: set "
+            "CROWDSIFT_FEED_EMBEDDER to match it, or pick another CROWDSIFT_CHROMA_COLLECTION"
+        ) from exc
