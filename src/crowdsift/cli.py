@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -18,8 +16,11 @@ from pydantic import ValidationError
 
 from crowdsift import __version__
 from crowdsift.archive.cli import app as archive_app
+from crowdsift.cli_support import error as _error
+from crowdsift.cli_support import exit_codes as _exit_codes
 from crowdsift.config import Settings, SourceName, get_settings
-from crowdsift.errors import CrowdsiftError, PlanError
+from crowdsift.errors import PlanError
+from crowdsift.feed.cli import register as register_feed_commands
 from crowdsift.log import configure_logging, register_secrets
 from crowdsift.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan
 
@@ -31,24 +32,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(archive_app, name="archive")
-
-
-def _error(message: str) -> None:
-    """One plain line on stderr: no wrapping or markup, so scripts can grep it."""
-    typer.echo(f"error: {message}", err=True)
-
-
-@contextmanager
-def _exit_codes() -> Iterator[None]:
-    """Our errors become one line and an exit code: 2 for usage (bad plan, flag), else 1."""
-    try:
-        yield
-    except PlanError as exc:
-        _error(str(exc))
-        raise typer.Exit(2) from None
-    except CrowdsiftError as exc:
-        _error(str(exc))
-        raise typer.Exit(1) from None
+register_feed_commands(app)
 
 
 def _version(value: bool) -> None:
