@@ -10,7 +10,8 @@ because vectors from two models do not compare.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from crowdsift.config import Settings
@@ -72,14 +73,33 @@ def open_collection(
     chroma = client or open_client(settings)
     collection_name = name or settings.chroma_collection
     try:
-        return chroma.get_or_create_collection(
+        collection = chroma.get_or_create_collection(
             collection_name,
             embedding_function=function,  # type: ignore[arg-type]
             metadata={"crowdsift": "feed posts"},
         )
     except ValueError as exc:
         raise ConfigError(
-            f"cannot open Chroma collection {collection_name!r} with embedder "
-            f"{function.kind!r}: {exc}. It was probably indexed with another embedder: set "
-            "CROWDSIFT_FEED_EMBEDDER to match it, or pick another CROWDSIFT_CHROMA_COLLECTION"
+            f"cannot open Chroma collection {collection_name!r}: {exc}. Pick another "
+            "CROWDSIFT_CHROMA_COLLECTION, or delete this one"
         ) from exc
+    _check_embedder(collection_name, collection.configuration_json, function)
+    return collection
+
+
+def _check_embedder(
+    name: str, configuration: Mapping[str, Any], function: CrowdsiftEmbeddingFunction
+) -> None:
+    """Chroma reopens a collection with whatever function it is given; vectors from two
+    embedders do not compare, so a mismatch with the stored config is refused here."""
+    stored = configuration.get("embedding_function") or {}
+    stored_name = stored.get("name")
+    stored_kind = (stored.get("config") or {}).get("embedder")
+    if stored_name in (None, function.name()) and stored_kind in (None, function.kind):
+        return
+    used = stored_kind or stored_name
+    raise ConfigError(
+        f"Chroma collection {name!r} was indexed with the {used!r} embedder, not "
+        f"{function.kind!r}: set CROWDSIFT_FEED_EMBEDDER={used} to read it, or index into "
+        "another CROWDSIFT_CHROMA_COLLECTION"
+    )
