@@ -19,6 +19,8 @@ BENCHES = {
     "import": "bench_import.py",
     "fetch": "bench_fetch.py",
     "ask": "bench_ask.py",
+    "map": "bench_map.py",
+    "feed": "bench_feed.py",
 }
 
 

@@ -12,6 +12,7 @@ import pytest
 from chromadb.config import Settings as ChromaSettings
 
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
+from crowdsift.feed.retriever import FeedRetriever
 from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
 
@@ -59,16 +60,30 @@ def persistent_factory(
         client = chromadb.PersistentClient(
             path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
         )
+        open_it.client = client  # type: ignore[attr-defined]
         return client.get_or_create_collection("posts", embedding_function=hashing_function)  # type: ignore[arg-type]
 
     return open_it
 
 
-@pytest.fixture(params=["ephemeral", "persistent"])
+SIDECARS: dict[Any, Any] = {}
+
+
+def new_retriever(collection: Any, *args: Any, **kwargs: Any) -> FeedRetriever:
+    """A FeedRetriever with the slot table when the fixture gave the collection one."""
+    return FeedRetriever(collection, *args, slots=SIDECARS.get(collection.id), **kwargs)
+
+
+@pytest.fixture(params=["ephemeral", "persistent", "persistent+slots"])
 def collection(
     request: pytest.FixtureRequest, ephemeral_collection: Any, persistent_factory: Callable[[], Any]
-) -> Any:
-    """Both kinds of real Chroma collection."""
+) -> Iterator[Any]:
+    """Real Chroma collections: in-process, on disk, and on disk with a slot table."""
     if request.param == "ephemeral":
-        return ephemeral_collection
-    return persistent_factory()
+        yield ephemeral_collection
+        return
+    main = persistent_factory()
+    if request.param == "persistent+slots":
+        SIDECARS[main.id] = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    yield main
+    SIDECARS.pop(main.id, None)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.feed.conftest import new_retriever
 
 from crowdsift.feed.retriever import SLOT_KEY, FeedRetriever
 from crowdsift.models import Post
@@ -15,7 +16,7 @@ from crowdsift.testing.factories import make_post
 
 
 def test_b1_preference_returns_most_similar_first(collection: Any, topic_posts: list[Post]) -> None:
-    retriever = FeedRetriever(collection, feed_size=3)
+    retriever = new_retriever(collection, feed_size=3)
     retriever.add_posts(topic_posts)
 
     feed = retriever.get_feed(interests=["sourdough", "bread", "baking"])
@@ -25,7 +26,7 @@ def test_b1_preference_returns_most_similar_first(collection: Any, topic_posts: 
 
 
 def test_b1_closest_post_comes_first(collection: Any, topic_posts: list[Post]) -> None:
-    retriever = FeedRetriever(collection, feed_size=4)
+    retriever = new_retriever(collection, feed_size=4)
     retriever.add_posts(topic_posts)
     target = next(p for p in topic_posts if p.id == "laptops2")
 
@@ -37,7 +38,7 @@ def test_b1_closest_post_comes_first(collection: Any, topic_posts: list[Post]) -
 def test_b1_preference_is_the_default_mode_and_joins_interests(
     collection: Any, topic_posts: list[Post]
 ) -> None:
-    retriever = FeedRetriever(collection, feed_size=2)
+    retriever = new_retriever(collection, feed_size=2)
     retriever.add_posts(topic_posts)
 
     feed = retriever.get_feed(["bitcoin", "wallet", "exchange"])
@@ -48,7 +49,7 @@ def test_b1_preference_is_the_default_mode_and_joins_interests(
 
 def test_b1_results_are_equal_posts_with_comments(collection: Any) -> None:
     post = make_post("abc1", "Bitcoin wallet question", "Which wallet?", comments=3)
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
     retriever.add_post(post)
 
     (returned,) = retriever.get_feed(["bitcoin"])
@@ -60,7 +61,7 @@ def test_b1_results_are_equal_posts_with_comments(collection: Any) -> None:
 def test_b2_random_mode_ignores_interests_and_samples_distinct_posts(
     collection: Any, topic_posts: list[Post]
 ) -> None:
-    retriever = FeedRetriever(collection, feed_size=5, rng=random.Random(7))
+    retriever = new_retriever(collection, feed_size=5, rng=random.Random(7))
     retriever.add_posts(topic_posts)
 
     feed = retriever.get_feed(interests=["sourdough"], mode="random")
@@ -73,16 +74,16 @@ def test_b2_random_mode_ignores_interests_and_samples_distinct_posts(
 def test_b2_random_default_mode_needs_no_interests(
     collection: Any, topic_posts: list[Post]
 ) -> None:
-    retriever = FeedRetriever(collection, feed_size=4, default_mode="random")
+    retriever = new_retriever(collection, feed_size=4, default_mode="random")
     retriever.add_posts(topic_posts)
 
     assert len(retriever.get_feed()) == 4
 
 
 def test_b2_same_seed_same_feeds(ephemeral_collection: Any, topic_posts: list[Post]) -> None:
-    first = FeedRetriever(ephemeral_collection, rng=random.Random(3))
+    first = new_retriever(ephemeral_collection, rng=random.Random(3))
     first.add_posts(topic_posts)
-    second = FeedRetriever(ephemeral_collection, rng=random.Random(3))
+    second = new_retriever(ephemeral_collection, rng=random.Random(3))
 
     runs = [[p.id for p in first.get_feed(mode="random")] for _ in range(5)]
     again = [[p.id for p in second.get_feed(mode="random")] for _ in range(5)]
@@ -98,7 +99,7 @@ def test_b2_random_sampling_is_uniform(ephemeral_collection: Any) -> None:
     43.8. A sampler that favoured early slots, or never reached the last one, lands far above.
     """
     posts = [make_post(f"p{n}", f"post number {n}") for n in range(20)]
-    retriever = FeedRetriever(ephemeral_collection, feed_size=5, rng=random.Random(12345))
+    retriever = new_retriever(ephemeral_collection, feed_size=5, rng=random.Random(12345))
     retriever.add_posts(posts)
 
     counts: Counter[str] = Counter()
@@ -114,7 +115,7 @@ def test_b2_random_sampling_is_uniform(ephemeral_collection: Any) -> None:
 
 
 def test_b3_upsert_replaces_and_keeps_one_record(collection: Any) -> None:
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
     retriever.add_post(make_post("same1", "Old title about bitcoin", karma=1))
     retriever.add_post(make_post("same1", "New title about bitcoin", karma=99))
 
@@ -126,7 +127,7 @@ def test_b3_upsert_replaces_and_keeps_one_record(collection: Any) -> None:
 
 def test_b3_stores_id_text_and_metadata(collection: Any) -> None:
     post = make_post("meta1", "A title", "A body", comments=2)
-    FeedRetriever(collection).add_post(post)
+    new_retriever(collection).add_post(post)
 
     stored = collection.get(ids=["meta1"], include=["documents", "metadatas"])
 
@@ -140,7 +141,7 @@ def test_b3_stores_id_text_and_metadata(collection: Any) -> None:
 def test_b3_invalid_post_raises_value_error_and_writes_nothing(collection: Any) -> None:
     good = make_post("good1", "fine")
     bad = Post.model_construct(**{**make_post("bad1", "x").model_dump(), "relevance_score": 7.0})
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
 
     with pytest.raises(ValueError, match="not a valid Post"):
         retriever.add_posts([good, bad])
@@ -149,14 +150,14 @@ def test_b3_invalid_post_raises_value_error_and_writes_nothing(collection: Any) 
 
 
 def test_b3_unencodable_text_is_a_value_error(collection: Any) -> None:
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
     with pytest.raises(ValueError, match="not valid UTF-8"):
         retriever.add_post(make_post("sur1", "broken \ud800 title"))
     assert retriever.count() == 0
 
 
 def test_b3_repeated_ids_in_one_call_last_wins(collection: Any) -> None:
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
     retriever.add_posts([make_post("dup1", "first"), make_post("dup1", "second")])
 
     assert retriever.count() == 1
@@ -164,7 +165,7 @@ def test_b3_repeated_ids_in_one_call_last_wins(collection: Any) -> None:
 
 
 def test_b4_empty_collection(collection: Any) -> None:
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
 
     assert retriever.count() == 0
     retriever.clear()  # no-op, no error
@@ -178,7 +179,7 @@ def test_b4_empty_collection(collection: Any) -> None:
 def test_b4_clear_removes_everything_then_slots_restart(
     collection: Any, topic_posts: list[Post]
 ) -> None:
-    retriever = FeedRetriever(collection, batch_size=5)
+    retriever = new_retriever(collection, batch_size=5)
     retriever.add_posts(topic_posts)
     assert retriever.count() == len(topic_posts)
 
@@ -192,7 +193,7 @@ def test_b4_clear_removes_everything_then_slots_restart(
 
 def test_b5_fewer_posts_than_feed_size_returns_all(collection: Any) -> None:
     posts = [make_post(f"few{n}", f"bitcoin post {n}") for n in range(3)]
-    retriever = FeedRetriever(collection, feed_size=10)
+    retriever = new_retriever(collection, feed_size=10)
     retriever.add_posts(posts)
 
     assert {p.id for p in retriever.get_feed(["bitcoin"])} == {p.id for p in posts}
@@ -202,16 +203,16 @@ def test_b5_fewer_posts_than_feed_size_returns_all(collection: Any) -> None:
 @pytest.mark.parametrize("size", [0, 21, -1, 100])
 def test_error_invalid_feed_size(ephemeral_collection: Any, size: int) -> None:
     with pytest.raises(ValueError, match=r"^feed_size must be between 1 and 20$"):
-        FeedRetriever(ephemeral_collection, feed_size=size)
+        new_retriever(ephemeral_collection, feed_size=size)
 
 
 @pytest.mark.parametrize("size", [1, 20])
 def test_feed_size_bounds_are_inclusive(ephemeral_collection: Any, size: int) -> None:
-    assert FeedRetriever(ephemeral_collection, feed_size=size).feed_size == size
+    assert new_retriever(ephemeral_collection, feed_size=size).feed_size == size
 
 
 def test_error_preference_without_interests(collection: Any, topic_posts: list[Post]) -> None:
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
     retriever.add_posts(topic_posts)
     with pytest.raises(ValueError, match=r"^interests required for preference mode$"):
         retriever.get_feed(None, mode="preference")
@@ -221,7 +222,7 @@ def test_error_preference_without_interests(collection: Any, topic_posts: list[P
 def test_error_empty_interests(
     collection: Any, topic_posts: list[Post], interests: list[str]
 ) -> None:
-    retriever = FeedRetriever(collection)
+    retriever = new_retriever(collection)
     retriever.add_posts(topic_posts)
     with pytest.raises(ValueError, match=r"^interests must be non-empty$"):
         retriever.get_feed(interests)
@@ -229,15 +230,15 @@ def test_error_empty_interests(
 
 def test_error_unknown_mode(ephemeral_collection: Any) -> None:
     with pytest.raises(ValueError, match="mode must be one of"):
-        FeedRetriever(ephemeral_collection, default_mode="chronological")  # type: ignore[arg-type]
+        new_retriever(ephemeral_collection, default_mode="chronological")  # type: ignore[arg-type]
 
 
 def test_persistent_collection_survives_reopening(
     persistent_factory: Callable[[], Any], topic_posts: list[Post]
 ) -> None:
-    FeedRetriever(persistent_factory()).add_posts(topic_posts)
+    new_retriever(persistent_factory()).add_posts(topic_posts)
 
-    reopened = FeedRetriever(persistent_factory(), feed_size=3)
+    reopened = new_retriever(persistent_factory(), feed_size=3)
 
     assert reopened.count() == len(topic_posts)
     assert {p.id[:-1] for p in reopened.get_feed(["tomatoes", "garden", "compost"])} == {
@@ -250,7 +251,7 @@ def test_persistent_collection_survives_reopening(
 
 def test_random_mode_survives_posts_deleted_behind_its_back(ephemeral_collection: Any) -> None:
     posts = [make_post(f"h{n}", f"post {n}") for n in range(10)]
-    retriever = FeedRetriever(ephemeral_collection, feed_size=8, rng=random.Random(1))
+    retriever = new_retriever(ephemeral_collection, feed_size=8, rng=random.Random(1))
     retriever.add_posts(posts)
     ephemeral_collection.delete(ids=["h0", "h1", "h2", "h3"])  # holes in slots 0-3
 
@@ -261,7 +262,7 @@ def test_random_mode_survives_posts_deleted_behind_its_back(ephemeral_collection
 
 
 def test_foreign_records_are_skipped_not_fatal(ephemeral_collection: Any) -> None:
-    retriever = FeedRetriever(ephemeral_collection)
+    retriever = new_retriever(ephemeral_collection)
     retriever.add_post(make_post("ours1", "bitcoin wallets"))
     ephemeral_collection.upsert(ids=["alien"], documents=["bitcoin wallets"], metadatas=[{"x": 1}])
 
@@ -272,5 +273,61 @@ def test_foreign_records_are_skipped_not_fatal(ephemeral_collection: Any) -> Non
 
 def test_batches_report_progress(ephemeral_collection: Any, topic_posts: list[Post]) -> None:
     seen: list[int] = []
-    FeedRetriever(ephemeral_collection, batch_size=5).add_posts(topic_posts, on_batch=seen.append)
+    new_retriever(ephemeral_collection, batch_size=5).add_posts(topic_posts, on_batch=seen.append)
     assert seen == [5, 5, 2]
+
+
+def test_slot_table_records_every_slot_and_the_size(
+    persistent_factory: Callable[[], Any], topic_posts: list[Post]
+) -> None:
+    main = persistent_factory()
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    FeedRetriever(main, slots=table, batch_size=5).add_posts(topic_posts)
+
+    size = table.get(ids=["size"], include=["metadatas"])["metadatas"][0]["n"]
+    entries = table.get(ids=[f"slot:{n}" for n in range(size)], include=["metadatas"])
+
+    assert size == len(topic_posts)
+    assert sorted(m["post_id"] for m in entries["metadatas"]) == sorted(p.id for p in topic_posts)
+
+
+def test_slot_table_is_backfilled_for_an_index_built_without_it(
+    persistent_factory: Callable[[], Any], topic_posts: list[Post]
+) -> None:
+    FeedRetriever(persistent_factory()).add_posts(topic_posts)  # no table yet
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    retriever = FeedRetriever(persistent_factory(), feed_size=4, slots=table)
+
+    feed = retriever.get_feed(mode="random")
+
+    assert len({p.id for p in feed}) == 4
+    assert table.get(ids=["size"], include=["metadatas"])["metadatas"][0]["n"] == len(topic_posts)
+
+
+def test_slot_table_sampling_is_uniform(persistent_factory: Callable[[], Any]) -> None:
+    """The same chi-square bound as without the table (20 posts, 1,000 feeds of 5)."""
+    main = persistent_factory()
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    posts = [make_post(f"u{n}", f"post number {n}") for n in range(20)]
+    retriever = FeedRetriever(main, feed_size=5, rng=random.Random(99), slots=table)
+    retriever.add_posts(posts)
+
+    counts: Counter[str] = Counter()
+    for _ in range(1000):
+        counts.update(p.id for p in retriever.get_feed(mode="random"))
+
+    expected = 250
+    assert sum((counts[p.id] - expected) ** 2 / expected for p in posts) < 43.8
+
+
+def test_clear_empties_the_slot_table_too(persistent_factory: Callable[[], Any]) -> None:
+    main = persistent_factory()
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    retriever = FeedRetriever(main, slots=table)
+    retriever.add_posts([make_post("c1", "one"), make_post("c2", "two")])
+
+    retriever.clear()
+
+    assert table.count() == 0
+    with pytest.raises(RuntimeError, match=r"^Collection is empty$"):
+        retriever.get_feed(mode="random")

@@ -64,14 +64,15 @@ def open_retriever(
     seed: int | None = None,
     embedding_function: CrowdsiftEmbeddingFunction | None = None,
 ) -> FeedRetriever:
-    from crowdsift.feed.store import open_collection
+    from crowdsift.feed.store import open_feed
 
-    collection = open_collection(settings, embedding_function=embedding_function)
+    collection, slots = open_feed(settings, embedding_function=embedding_function)
     return FeedRetriever(
         collection,
         feed_size=feed_size or settings.feed_size,
         default_mode=mode,
         rng=random.Random(seed) if seed is not None else None,
+        slots=slots,
     )
 
 

@@ -10,16 +10,22 @@ The seed samples from *all* ids on every call (``collection.get()``), which cost
 the collection (and, with documents and metadata included, fails outright at ~50k posts on
 Chroma 1.5 with "too many SQL variables"). Instead every stored post carries one extra metadata
 key, ``_slot``: a dense integer 0..n-1 assigned in insertion order (an upsert of a known id keeps
-its slot). A random feed draws ``feed_size`` distinct slots from ``range(count())`` and fetches
-exactly those posts with one ``$in`` filter. Slots stay dense because the retriever only ever
-appends and ``clear`` empties everything. If someone deleted posts behind its back, the missing
-draws are retried from slots not yet tried, and as a last resort the seed's full scan is used
-(with a warning), so a feed is always as large as the collection allows.
+its slot), and a slot table (``crowdsift.feed.slots``, a sidecar collection keyed by id) maps
+slots to post ids. A random feed reads the table's size, draws ``feed_size`` distinct slots and
+fetches exactly those posts: three lookups by id, whatever the collection's size. Without a
+slot table (a bare collection, as in the seed's examples) the slots are found with one ``$in``
+metadata filter instead: still no full read, but Chroma's filter cost grows with the collection.
+
+Slots stay dense because the retriever only appends and ``clear`` empties everything. If posts
+were deleted behind its back, missing draws are retried among untried slots, and as a last
+resort the seed's full scan is used (with a warning), so a feed is always as large as the
+collection allows. Posts written into the collection by something other than a FeedRetriever
+have no slot and are never drawn at random (they still appear in preference feeds).
 
 Stored metadata is ``post.to_metadata()`` plus ``_slot``; ``Post.from_metadata`` ignores the
 extra key, so every read gives back an equal ``Post`` (comments included: they travel as JSON).
 
-Not thread-safe (as the contract says): slot assignment reads ``count()`` and then writes. Use
+Not thread-safe (as the contract says): slot assignment reads the slot count, then writes. Use
 one retriever per thread, or lock around it; Chroma locks its own storage.
 """
 
@@ -31,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from pydantic import ValidationError
 
+from crowdsift.feed.slots import SlotTable
 from crowdsift.log import get_logger
 from crowdsift.models import Post
 
@@ -60,9 +67,12 @@ class FeedRetriever:
         *,
         rng: random.Random | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        slots: Collection | None = None,
     ) -> None:
         """``collection`` must have an embedding function (``crowdsift.feed.store`` opens one
-        with the offline MiniLM embedder). ``rng`` makes random feeds reproducible."""
+        with the offline MiniLM embedder). ``rng`` makes random feeds reproducible. ``slots``
+        is the sidecar collection of the slot table (see ``crowdsift.feed.slots``); without
+        it random feeds find slots with a metadata filter, which is correct but slower."""
         if not isinstance(feed_size, int) or not MIN_FEED_SIZE <= feed_size <= MAX_FEED_SIZE:
             raise ValueError("feed_size must be between 1 and 20")
         _check_mode(default_mode)
@@ -73,6 +83,7 @@ class FeedRetriever:
         self._default_mode: FeedMode = default_mode
         self._rng = rng if rng is not None else random.Random()
         self._batch_size = batch_size
+        self._table = SlotTable(slots) if slots is not None else None
 
     @property
     def feed_size(self) -> int:
@@ -119,14 +130,16 @@ class FeedRetriever:
         known = self._collection.get(ids=ids, include=["metadatas"])
         slots: dict[str, int] = {}
         for post_id, metadata in zip(known["ids"], known["metadatas"] or [], strict=False):
-            slot = (metadata or {}).get(SLOT_KEY)
-            if isinstance(slot, int) and not isinstance(slot, bool):
+            slot = _as_slot((metadata or {}).get(SLOT_KEY))
+            if slot >= 0:
                 slots[post_id] = slot
-        next_slot = self._collection.count()
+        next_slot = self._slot_space()
+        new: dict[int, str] = {}
         metadatas: list[Mapping[str, Any]] = []
         for post in batch:
             if post.id not in slots:
-                slots[post.id] = next_slot
+                slots[post.id] = new_slot = next_slot
+                new[new_slot] = post.id
                 next_slot += 1
             metadatas.append({**post.to_metadata(), SLOT_KEY: slots[post.id]})
         self._collection.upsert(
@@ -134,6 +147,36 @@ class FeedRetriever:
             documents=[post.text for post in batch],
             metadatas=metadatas,
         )
+        if self._table is not None and new:
+            self._table.assign(new, next_slot)
+
+    def _slot_space(self) -> int:
+        """How many slots exist: the slot table's size, else (no table) ``count()``."""
+        if self._table is None:
+            return self._collection.count()
+        size = self._table.size()
+        return size if size is not None else self._backfill()
+
+    def _backfill(self) -> int:
+        """Build the slot table from the posts' ``_slot`` keys (a collection indexed before the
+        table existed). One paged scan, once."""
+        assert self._table is not None
+        entries: dict[int, str] = {}
+        offset = 0
+        while True:
+            page = self._collection.get(
+                include=["metadatas"], limit=self._batch_size, offset=offset
+            )
+            if not page["ids"]:
+                break
+            for post_id, metadata in zip(page["ids"], page["metadatas"] or [], strict=False):
+                slot = _as_slot((metadata or {}).get(SLOT_KEY))
+                if slot >= 0:
+                    entries[slot] = post_id
+            offset += len(page["ids"])
+        size = max(entries, default=-1) + 1
+        self._table.assign(entries, size)
+        return size
 
     # --- feeds --------------------------------------------------------------------------
     def get_feed(
@@ -148,13 +191,16 @@ class FeedRetriever:
         ``RuntimeError("Collection is empty")`` when nothing is indexed.
         """
         chosen = self._default_mode if mode is None else _check_mode(mode)
-        query = _query_text(interests) if chosen == "preference" else None
+        if chosen == "preference":
+            query = _query_text(interests)
+            return self._preference(query, self._nonempty_count())
+        return self._random()
+
+    def _nonempty_count(self) -> int:
         total = self._collection.count()
         if total == 0:
             raise RuntimeError("Collection is empty")
-        if query is not None:
-            return self._preference(query, total)
-        return self._random(total)
+        return total
 
     def _preference(self, query: str, total: int) -> list[Post]:
         results = self._collection.query(
@@ -165,37 +211,52 @@ class FeedRetriever:
         metadatas = (results["metadatas"] or [[]])[0]
         return _to_posts(results["ids"][0], metadatas)
 
-    def _random(self, total: int) -> list[Post]:
-        wanted = min(self._feed_size, total)
-        slots = self._rng.sample(range(total), wanted)
-        found = self._fetch_slots(slots)
+    def _random(self) -> list[Post]:
+        space = self._slot_space()
+        if space == 0:
+            return self._random_by_scan(min(self._feed_size, self._nonempty_count()))
+        wanted = min(self._feed_size, space)
+        slots = self._rng.sample(range(space), wanted)
+        found = self._posts_in_slots(slots)
         tried = set(slots)
         for _ in range(_RESAMPLE_ROUNDS):
-            if len(found) >= wanted or len(tried) >= total:
+            if len(found) >= wanted or len(tried) >= space:
                 break
-            untried = [slot for slot in range(total) if slot not in tried]
+            # Holes (posts deleted behind our back): draw again among untried slots.
+            untried = [slot for slot in range(space) if slot not in tried]
             extra = self._rng.sample(untried, min(wanted - len(found), len(untried)))
             tried.update(extra)
-            for post in self._fetch_slots(extra).values():
-                found.setdefault(post.id, post)
-        if len(found) < wanted:
-            log.warning("feed_slots_missing", wanted=wanted, found=len(found), total=total)
-            return self._random_by_scan(wanted)
-        return list(found.values())[:wanted]
+            known = {post.id for post in found}
+            found += [post for post in self._posts_in_slots(extra) if post.id not in known]
+        if len(found) < min(wanted, self._collection.count()):
+            log.warning("feed_slots_missing", wanted=wanted, found=len(found), slots=space)
+            return self._random_by_scan(min(self._feed_size, self._nonempty_count()))
+        if not found:
+            self._nonempty_count()
+        return found[:wanted]
 
-    def _fetch_slots(self, slots: list[int]) -> dict[str, Post]:
+    def _posts_in_slots(self, slots: list[int]) -> list[Post]:
+        """The posts sitting in ``slots``, in the order of ``slots`` (missing ones left out)."""
         if not slots:
-            return {}
-        where = cast("Where", {SLOT_KEY: {"$in": slots}})
-        results = self._collection.get(where=where, include=["documents", "metadatas"])
-        posts = _to_posts(results["ids"], results["metadatas"] or [])
-        order = {slot: rank for rank, slot in enumerate(slots)}
-        slot_of = {
-            post_id: (metadata or {}).get(SLOT_KEY)
-            for post_id, metadata in zip(results["ids"], results["metadatas"] or [], strict=False)
-        }
-        posts.sort(key=lambda post: order.get(_as_slot(slot_of.get(post.id)), len(order)))
-        return {post.id: post for post in posts}
+            return []
+        if self._table is not None:
+            by_slot = self._table.lookup(slots)
+            ids = [by_slot[slot] for slot in slots if slot in by_slot]
+            if not ids:
+                return []
+            results = self._collection.get(ids=ids, include=["documents", "metadatas"])
+        else:
+            where = cast("Where", {SLOT_KEY: {"$in": slots}})
+            results = self._collection.get(where=where, include=["documents", "metadatas"])
+        rank = {slot: n for n, slot in enumerate(slots)}
+        placed = []
+        for post_id, metadata in zip(results["ids"], results["metadatas"] or [], strict=False):
+            slot = _as_slot((metadata or {}).get(SLOT_KEY))
+            if slot in rank:  # the post really is in that slot (not a stale table entry)
+                placed.append((rank[slot], post_id, metadata))
+        placed.sort(key=lambda item: item[0])
+        posts = _to_posts([pid for _, pid, _ in placed], [m for _, _, m in placed])
+        return list({post.id: post for post in posts}.values())
 
     def _random_by_scan(self, wanted: int) -> list[Post]:
         """The seed's approach: all ids, sample, fetch by id. Correct at any state, O(n)."""
@@ -212,6 +273,8 @@ class FeedRetriever:
 
     def clear(self) -> None:
         """Remove all posts from the collection (a no-op when it is empty)."""
+        if self._table is not None:
+            self._table.clear()
         while True:
             ids = self._collection.get(include=[], limit=self._batch_size)["ids"]
             if not ids:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from crowdsift.config import Settings
 from crowdsift.errors import ConfigError, StoreError
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
+from crowdsift.feed.slots import SUFFIX as SLOTS_SUFFIX
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -103,3 +104,15 @@ def _check_embedder(
         f"{function.kind!r}: set CROWDSIFT_FEED_EMBEDDER={used} to read it, or index into "
         "another CROWDSIFT_CHROMA_COLLECTION"
     )
+
+
+def open_feed(
+    settings: Settings, *, embedding_function: CrowdsiftEmbeddingFunction | None = None
+) -> tuple[Collection, Collection]:
+    """The feed collection and its slot table (``<name>_slots``), from one client."""
+    client = open_client(settings)
+    main = open_collection(settings, client=client, embedding_function=embedding_function)
+    slots = client.get_or_create_collection(
+        f"{main.name}{SLOTS_SUFFIX}", embedding_function=None, metadata={"crowdsift": "slots"}
+    )
+    return main, slots
