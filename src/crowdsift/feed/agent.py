@@ -89,6 +89,9 @@ class DecideTask(Task[Decision]):
         ]
 
     def parse(self, data: Any) -> Decision:
+        if isinstance(data, dict) and isinstance(data.get("post_id"), str):
+            # Models often echo the id as the feed prints it: "[post:abc]" or "post:abc".
+            data = {**data, "post_id": data["post_id"].strip("[] ").removeprefix("post:")}
         decision = super().parse(data)
         known = {item.post_id for item in parse_feed(self.feed_text)}
         if decision.post_id is not None and decision.post_id not in known:

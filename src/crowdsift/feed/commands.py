@@ -69,7 +69,7 @@ def open_retriever(
     collection, slots = open_feed(settings, embedding_function=embedding_function)
     return FeedRetriever(
         collection,
-        feed_size=feed_size or settings.feed_size,
+        feed_size=settings.feed_size if feed_size is None else feed_size,
         default_mode=mode,
         rng=random.Random(seed) if seed is not None else None,
         slots=slots,

@@ -18,7 +18,7 @@ from crowdsift.engines.base import fence
 from crowdsift.models import Post
 
 EXCERPT_CHARS = 280
-_HEADER = re.compile(r"^(\d+)\. \[post:([^\]\s]+)\] r/(\S+) · (-?\d+) karma$")
+_HEADER = re.compile(r"^(\d+)\. \[post:([^\]\s]+)\] r/(\S*) · (-?\d+) karma$")
 _FENCE_OPEN = re.compile(r'^<evidence id="post:([^"]+)">$')
 _FENCE_CLOSE = "</evidence>"
 
@@ -50,7 +50,8 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     flat = one_line(text)
     if len(flat) <= limit:
         return flat
-    cut = flat[:limit].rsplit(" ", 1)[0] or flat[:limit]
+    head = flat[: limit + 1]  # one more: a word ending exactly at the limit is whole
+    cut = head.rsplit(" ", 1)[0] if " " in head else flat[:limit]
     return cut.rstrip(",;:.") + "…"
 
 

@@ -86,6 +86,10 @@ def load_agents(path: Path) -> list[AgentSpec]:
         data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"agents file {path} does not exist") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise ConfigError(f"{path} is not valid YAML: {exc.problem}{where}") from exc
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read agents file {path}: {exc}") from exc
     if isinstance(data, dict) and "agents" in data:
