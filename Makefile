@@ -26,6 +26,8 @@ $(STAMP): pyproject.toml
 demo: install
 	$(BIN)/crowdsift ask "Is the Plaud Note worth it compared to a phone recording app?" \
 		--engine local --source archive
+	$(BIN)/crowdsift ask "Is the Plaud Note worth it compared to a phone recording app?" \
+		--engine local --experts desk_gear_weekly,homelab_field_notes
 
 lint: install
 	$(BIN)/ruff format --check src tests bench scripts

@@ -21,7 +21,7 @@ _CROWDSIFT_VARS = (
     "REDDIT_USER_AGENT", "REDDIT_API_BASE_URL", "REDDIT_AUTH_URL", "ARCTIC_SHIFT_BASE_URL",
     "CROWDSIFT_DATABASE_URL", "CROWDSIFT_ARCHIVE", "CROWDSIFT_SOURCE", "CROWDSIFT_ENGINE",
     "CROWDSIFT_LLM_BASE_URL", "CROWDSIFT_LLM_API_KEY", "CROWDSIFT_EMBEDDING_MODEL",
-    "CROWDSIFT_CHROMA_URL", "CROWDSIFT_CHROMA_COLLECTION", "CROWDSIFT_FEED_SIZE", "CROWDSIFT_FEED_EMBEDDER",
+    "MAP_MAX_PARALLEL", "MEDIUM_SCORE_THRESHOLD", "MEDIUM_MAX_SELECTED_POSTS",
     "MODEL_FILTER", "MODEL_SYNTHESIS", "MODEL_ANALYSIS", "MODEL_MAP", "MODEL_MEDIUM_SCORING",
     "MODEL_COMMENT_GROUPS", "MODEL_DRIFT_ANALYSIS", "OPENAI_API_KEY", "OPENAI_BASE_URL",
 )  # fmt: skip
@@ -34,6 +34,9 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     monkeypatch.setenv("CROWDSIFT_HOME", str(home))
     for name in _CROWDSIFT_VARS:
         monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("CROWDSIFT_") and n != "CROWDSIFT_HOME"]:
+        if not name.startswith("CROWDSIFT_TEST_"):
+            monkeypatch.delenv(name)
     get_settings.cache_clear()
     yield home
     get_settings.cache_clear()

@@ -20,6 +20,7 @@ from crowdsift.cli_support import error as _error
 from crowdsift.cli_support import exit_codes as _exit_codes
 from crowdsift.config import Settings, SourceName, get_settings
 from crowdsift.errors import PlanError
+from crowdsift.experts.cli import experts_app
 from crowdsift.feed.cli import register as register_feed_commands
 from crowdsift.log import configure_logging, register_secrets
 from crowdsift.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan
@@ -33,6 +34,7 @@ app = typer.Typer(
 )
 app.add_typer(archive_app, name="archive")
 register_feed_commands(app)
+app.add_typer(experts_app, name="experts")
 
 
 def _version(value: bool) -> None:
@@ -203,11 +205,23 @@ def ask(
     store: Annotated[
         bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
     ] = True,
+    experts: Annotated[
+        str | None,
+        typer.Option(
+            "--experts", "-x", help='Ask the Experts Panel: comma-separated expert ids "a,b".'
+        ),
+    ] = None,
+    recent_only: Annotated[
+        bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
+    ] = False,
 ) -> None:
     """Answer a question with what Reddit communities said, every claim linked to a post."""
     from crowdsift.ask_command import run_ask
 
     settings = get_settings()
+    if experts is not None:
+        _ask_experts(question, experts, recent_only, engine, as_json)
+        return
     with _exit_codes():
         result = run_ask(
             settings,
@@ -226,6 +240,35 @@ def ask(
 
         typer.echo(render_answer(result))
     if result.status == "error":
+        raise typer.Exit(1)
+
+
+def _ask_experts(
+    question: str,
+    experts: str,
+    recent_only: bool,
+    engine: str | None,
+    as_json: bool,
+) -> None:
+    """``ask --experts``: every expert's answer with its sources (exit 1 if all failed)."""
+    import asyncio
+
+    from crowdsift.experts.commands import ask_experts, parse_expert_ids
+    from crowdsift.experts.render import render_expert_responses
+
+    with _exit_codes():
+        ids = parse_expert_ids(experts)
+        chosen = _engine_name(engine)
+        responses = asyncio.run(
+            ask_experts(
+                get_settings(), question, ids, use_recent_only=recent_only, engine_choice=chosen
+            )
+        )
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in responses], indent=2))
+    else:
+        typer.echo(render_expert_responses(responses))
+    if all(r.status == "failed" for r in responses):
         raise typer.Exit(1)
 
 
