@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,8 +17,10 @@ from rich.table import Table
 
 from crowdsift.config import get_settings
 from crowdsift.errors import CrowdsiftError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.importer import ExpertImportReport, import_channel
+
+if TYPE_CHECKING:  # imported inside the commands: `crowdsift --help` stays fast
+    from crowdsift.experts.db import SqlExpertStore
+    from crowdsift.experts.importer import ExpertImportReport
 
 MAX_MALFORMED_SHOWN = 20
 
@@ -35,6 +37,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable
 
 def _store() -> SqlExpertStore:
     """The store at CROWDSIFT_DATABASE_URL, else the SQLite file under the data directory."""
+    from crowdsift.experts.db import SqlExpertStore
+
     return SqlExpertStore(get_settings().resolved_database_url)
 
 
@@ -73,6 +77,8 @@ def import_command(
     try:
         store = _store()
         try:
+            from crowdsift.experts.importer import import_channel
+
             report = import_channel(
                 store,
                 result,
