@@ -168,7 +168,10 @@ class ExpertResponse(_Model):
     comment_sections: list[CommentSection] = Field(default_factory=list)
     removed_citations: list[str] = Field(
         default_factory=list,
-        description="[post:ID] markers the engine cited that were not in context",
+        description=(
+            "citations dropped because they were not in the evidence: [post:ID] from the "
+            "answer, '<section>: comment:ID' from comment sections"
+        ),
     )
     notes: list[str] = Field(
         default_factory=list, description="degradations, e.g. a language mismatch"

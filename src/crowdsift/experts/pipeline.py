@@ -97,6 +97,11 @@ async def run_expert(
             f"{len(mapped.failed_post_ids)} posts could not be scored (map chunks failed twice)"
         )
 
+    if posts and len(mapped.failed_post_ids) == len(posts):
+        response.status = "failed"  # nothing was judged: an outage, not "nothing relevant"
+        response.timings_ms = timer.timings
+        return response
+
     selected = await run_medium_scoring(question, medium, engine, config, usage=usage)
     timer.lap("medium_scoring")
     resolved = resolve(expert_id, high, store, since=since)
@@ -107,7 +112,7 @@ async def run_expert(
         context=len([s for s in resolved if s.relevance is Relevance.CONTEXT]),
     )
     if not high and not selected:
-        response.status = "no_results"
+        response.status = "partial" if mapped.failed_post_ids else "no_results"
         response.notes.append("no post of this expert is relevant to the question")
         response.timings_ms = timer.timings
         return response
