@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 
 from crowdsift import __version__
 from crowdsift.archive.cli import app as archive_app
+from crowdsift.cli_support import engine_choice as _engine_name
 from crowdsift.cli_support import error as _error
 from crowdsift.cli_support import exit_codes as _exit_codes
 from crowdsift.config import Settings, SourceName, get_settings
@@ -270,14 +271,6 @@ def _ask_experts(
         typer.echo(render_expert_responses(responses))
     if all(r.status == "failed" for r in responses):
         raise typer.Exit(1)
-
-
-def _engine_name(value: str | None) -> Literal["local", "openai"] | None:
-    if value is None:
-        return None
-    if value not in ("local", "openai"):
-        raise PlanError(f"unknown --engine {value!r}: use local or openai")
-    return value  # type: ignore[return-value]
 
 
 @app.command("eval")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Literal
 
 import typer
 
@@ -29,3 +30,12 @@ def exit_codes() -> Iterator[None]:
     except CrowdsiftError as exc:
         error(str(exc))
         raise typer.Exit(1) from None
+
+
+def engine_choice(value: str | None) -> Literal["local", "openai"] | None:
+    """``--engine``: local or openai (None = the default for the settings)."""
+    if value is None:
+        return None
+    if value not in ("local", "openai"):
+        raise PlanError(f"unknown --engine {value!r}: use local or openai")
+    return value  # type: ignore[return-value]

@@ -331,3 +331,38 @@ def test_clear_empties_the_slot_table_too(persistent_factory: Callable[[], Any])
     assert table.count() == 0
     with pytest.raises(RuntimeError, match=r"^Collection is empty$"):
         retriever.get_feed(mode="random")
+
+
+class _CountingCollection:
+    """A real collection that counts the calls which read the whole collection."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.scans = 0
+
+    def count(self) -> int:
+        self.scans += 1
+        return int(self._inner.count())
+
+    def get(self, **kwargs: Any) -> Any:
+        if "ids" not in kwargs:
+            self.scans += 1
+        return self._inner.get(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_random_feeds_with_a_slot_table_only_look_up_by_id(
+    persistent_factory: Callable[[], Any], topic_posts: list[Post]
+) -> None:
+    main = persistent_factory()
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    FeedRetriever(main, slots=table).add_posts(topic_posts)
+    watched = _CountingCollection(main)
+    retriever = FeedRetriever(watched, feed_size=5, rng=random.Random(4), slots=table)  # type: ignore[arg-type]
+
+    for _ in range(20):
+        assert len(retriever.get_feed(mode="random")) == 5
+
+    assert watched.scans == 0

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from crowdsift.cli_support import engine_choice, exit_codes
 from crowdsift.config import get_settings
 from crowdsift.errors import CrowdsiftError
 
@@ -193,14 +194,8 @@ def drift_command(
 
     from crowdsift.experts.commands import drift
 
-    if engine is not None and engine not in ("local", "openai"):
-        typer.echo(f"error: unknown --engine {engine!r}: use local or openai", err=True)
-        raise typer.Exit(2)
-    try:
-        found = asyncio.run(drift(get_settings(), expert, engine_choice=engine))  # type: ignore[arg-type]
-    except CrowdsiftError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    with exit_codes():
+        found = asyncio.run(drift(get_settings(), expert, engine_choice=engine_choice(engine)))
     if as_json:
         typer.echo(json.dumps(found, indent=2))
         return

@@ -24,7 +24,6 @@ from crowdsift.experts.language import validate_language
 from crowdsift.experts.map import run_map
 from crowdsift.experts.medium import run_medium_scoring
 from crowdsift.experts.models import (
-    Expert,
     ExpertResponse,
     ExpertSource,
     ExpertStore,
@@ -216,7 +215,3 @@ async def run_panel(
             )
 
     return list(await asyncio.gather(*(one(expert_id) for expert_id in expert_ids)))
-
-
-def known_experts(store: ExpertStore) -> list[Expert]:
-    return [Expert(**s.model_dump(include=set(Expert.model_fields))) for s in store.experts()]

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,9 +19,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from crowdsift.cli_support import error, exit_codes
+from crowdsift.cli_support import engine_choice, error, exit_codes
 from crowdsift.config import get_settings
 from crowdsift.errors import PlanError
+
+if TYPE_CHECKING:
+    from crowdsift.feed.simulation import SimulationSummary
 
 ModeOption = Literal["preference", "random"]
 T = TypeVar("T")
@@ -159,7 +162,7 @@ def simulate(
                     seed=seed,
                     out=target,
                     size=size,
-                    engine_choice=_engine(engine),
+                    engine_choice=engine_choice(engine),
                 )
             )
         )
@@ -190,23 +193,14 @@ def _simulation_mode(value: str) -> Literal["preference", "random", "mixed"]:
     return value  # type: ignore[return-value]
 
 
-def _engine(value: str | None) -> Literal["local", "openai"] | None:
-    if value is not None and value not in ("local", "openai"):
-        raise PlanError(f"unknown --engine {value!r}: use local or openai")
-    return value  # type: ignore[return-value]
-
-
 def _interests(value: str | None) -> list[str] | None:
     if value is None:
         return None
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-def _print_summary(summary: object) -> None:
+def _print_summary(summary: SimulationSummary) -> None:
     """Actions per agent as a table; engaged posts as two plain lines each (URLs stay whole)."""
-    from crowdsift.feed.simulation import SimulationSummary
-
-    assert isinstance(summary, SimulationSummary)
     typer.echo(
         f"{summary.rounds} rounds · {summary.mode} feeds · seed {summary.seed} · "
         f"engine {summary.engine}"

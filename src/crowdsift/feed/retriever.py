@@ -228,11 +228,11 @@ class FeedRetriever:
             tried.update(extra)
             known = {post.id for post in found}
             found += [post for post in self._posts_in_slots(extra) if post.id not in known]
-        if len(found) < min(wanted, self._collection.count()):
-            log.warning("feed_slots_missing", wanted=wanted, found=len(found), slots=space)
-            return self._random_by_scan(min(self._feed_size, self._nonempty_count()))
-        if not found:
-            self._nonempty_count()
+        if len(found) < wanted:  # only a short feed pays for count()
+            total = self._nonempty_count()
+            if len(found) < min(wanted, total):
+                log.warning("feed_slots_missing", wanted=wanted, found=len(found), slots=space)
+                return self._random_by_scan(min(self._feed_size, total))
         return found[:wanted]
 
     def _posts_in_slots(self, slots: list[int]) -> list[Post]:

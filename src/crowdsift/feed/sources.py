@@ -24,15 +24,14 @@ from crowdsift.errors import ArchiveError, ConfigError
 from crowdsift.models import FetchResult, Post
 from crowdsift.reddit.filtering import (
     FilterConfig,
-    as_int,
-    author_hash,
+    ScreenedPost,
+    build_post_model,
     filter_comments,
-    parse_created,
     raw_id,
 )
-from crowdsift.reddit.permalink import post_permalink
 from crowdsift.reddit.sources.base import RawThing
 from crowdsift.reddit.validation import veto_post
+from crowdsift.relevance import RelevanceResult
 from crowdsift.text import clean_text
 
 
@@ -115,22 +114,10 @@ def _archive_post(
         source="archive",
         fetched_at=stamp,
     )
+    no_question = RelevanceResult(0.0, [], [], passed=True)
+    screened = ScreenedPost(raw, post_id, title, body, no_question)
     try:
-        return Post(
-            id=post_id,
-            title=title,
-            selftext=body,
-            post_karma=as_int(raw.get("score")),
-            relevance_score=0.0,
-            url=post_permalink(raw),
-            comments=comments,
-            fetched_at=stamp,
-            source="archive",
-            subreddit=str(raw.get("subreddit") or "").strip().lower(),
-            created_at=parse_created(raw.get("created_utc")),
-            num_comments=max(as_int(raw.get("num_comments")), 0),
-            author_hash=author_hash(raw.get("author")),
-        )
+        return build_post_model(screened, comments, source="archive", fetched_at=stamp)
     except (ValidationError, ValueError) as exc:
         if rejected is not None:
             rejected.append(f"{post_id}: invalid ({str(exc).splitlines()[0]})")
