@@ -83,7 +83,7 @@ class PlanTask(Task[PlanDraft]):
 
     def run_local(self, kit: LocalKit) -> PlanDraft:
         terms = key_phrases(self.question, limit=self.max_terms)
-        subreddits = _closest_subreddits(kit, self.question, self.candidates, self.max_subreddits)
+        subreddits = closest_subreddits(kit, self.question, self.candidates, self.max_subreddits)
         return PlanDraft(
             search_terms=terms,
             subreddits=subreddits,
@@ -154,7 +154,7 @@ def _name_variants(name: list[str]) -> list[str]:
     return list(dict.fromkeys(variants))
 
 
-def _closest_subreddits(
+def closest_subreddits(
     kit: LocalKit, question: str, candidates: Sequence[SubredditProfile], k: int
 ) -> list[str]:
     if not candidates:

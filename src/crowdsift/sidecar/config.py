@@ -1,0 +1,52 @@
+"""Reddit sidecar settings: the seed's limits, each overridable as ``CROWDSIFT_SIDECAR_*``."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _env(name: str, field: str) -> AliasChoices:
+    return AliasChoices(f"CROWDSIFT_SIDECAR_{name}", field)
+
+
+class SidecarConfig(BaseSettings):
+    """Construct directly in tests (field names); ``SidecarConfig()`` reads the environment."""
+
+    model_config = SettingsConfigDict(
+        env_file=None, extra="ignore", populate_by_name=True, case_sensitive=False
+    )
+
+    timeout_s: float = Field(
+        120.0, gt=0, le=3600, validation_alias=_env("TIMEOUT", "timeout_s"),
+        description="bound on the whole sidecar; on expiry it returns what it has (partial)",
+    )  # fmt: skip
+    concurrency: int = Field(
+        6, ge=1, le=32, validation_alias=_env("CONCURRENCY", "concurrency"),
+        description="source requests in flight at once (the source's rate limiter still rules)",
+    )  # fmt: skip
+    max_subreddits: int = Field(
+        3, ge=1, le=10, validation_alias=_env("SUBREDDITS", "max_subreddits")
+    )
+    page_size: int = Field(25, ge=1, le=100, validation_alias=_env("PAGE_SIZE", "page_size"))
+    max_ai_queries: int = Field(
+        3, ge=0, le=10, validation_alias=_env("AI_QUERIES", "max_ai_queries")
+    )
+    title_similarity: float = Field(
+        90.0, ge=50, le=100, validation_alias=_env("TITLE_SIMILARITY", "title_similarity"),
+        description="rapidfuzz token_sort_ratio at or above which two titles are one post",
+    )  # fmt: skip
+    rerank_top: int = Field(40, ge=1, le=200, validation_alias=_env("RERANK_TOP", "rerank_top"))
+    relevance_weight: float = Field(
+        0.8, ge=0, le=1, validation_alias=_env("RELEVANCE_WEIGHT", "relevance_weight")
+    )
+    drill_top: int = Field(15, ge=0, le=50, validation_alias=_env("DRILL_TOP", "drill_top"))
+    drill_comments: int = Field(
+        100, ge=1, le=500, validation_alias=_env("DRILL_COMMENTS", "drill_comments")
+    )
+    drill_depth: int = Field(5, ge=1, le=10, validation_alias=_env("DRILL_DEPTH", "drill_depth"))
+    max_gems: int = Field(5, ge=0, le=20, validation_alias=_env("MAX_GEMS", "max_gems"))
+    max_dissent: int = Field(3, ge=0, le=20, validation_alias=_env("MAX_DISSENT", "max_dissent"))
+    summary_char_budget: int = Field(
+        1800, ge=200, le=20000, validation_alias=_env("SUMMARY_CHARS", "summary_char_budget")
+    )
