@@ -21,6 +21,7 @@ BENCHES = {
     "ask": "bench_ask.py",
     "map": "bench_map.py",
     "feed": "bench_feed.py",
+    "sidecar": "bench_sidecar.py",
 }
 
 

@@ -9,14 +9,24 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from crowdsift.config import Settings, SourceName
 from crowdsift.engines.factory import EngineChoice, build_engine
 from crowdsift.evaluation import EvalCase, EvalReport, load_cases, run_cases
+from crowdsift.planner import SubredditProfile
+from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.reddit.sources.factory import build_source
-from crowdsift.research import DEFAULT_SUBREDDITS, AskDeps, AskRun, ResearchResult, ask
+from crowdsift.research import (
+    DEFAULT_SUBREDDITS,
+    AskDeps,
+    AskRun,
+    ResearchResult,
+    ask,
+    run_research,
+)
 from crowdsift.store import CommentStore
 from crowdsift.summarizer.config import SummarizerConfig
 
@@ -30,33 +40,85 @@ async def research_deps(
     archive: Path | None = None,
     persist: bool = True,
     progress: bool = False,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
 ) -> AsyncIterator[AskDeps]:
-    """Build engine, source, store and subreddit candidates; release them all afterwards."""
-    built = build_source(settings, source, archive=archive)
-    if built.notice:
-        print(f"note: {built.notice}", file=sys.stderr)
-    chosen_engine = build_engine(settings, engine)
-    comment_store = CommentStore.from_url(settings.resolved_database_url) if persist else None
-    candidates = DEFAULT_SUBREDDITS
-    archive_path = getattr(built.source, "path", None)
+    """Build engine, source, stores and subreddit candidates; release them all afterwards.
+
+    The Reddit source is built only when Reddit is searched and the expert store only when
+    experts are asked (bundled demo experts are imported on first use; unknown ids fail here,
+    before any work).
+    """
+    with ExitStack() as stack:
+        reddit: RedditSource | None = None
+        candidates = DEFAULT_SUBREDDITS
+        if search_reddit:
+            built = build_source(settings, source, archive=archive)
+            stack.callback(built.source.close)
+            if built.notice:
+                print(f"note: {built.notice}", file=sys.stderr)
+            reddit = built.source
+            candidates = _candidates(reddit)
+        expert_store = None
+        if experts:
+            from crowdsift.experts.commands import ensure_requested
+            from crowdsift.experts.db import SqlExpertStore
+
+            expert_store = SqlExpertStore(settings.resolved_database_url)
+            stack.callback(expert_store.close)
+            ensure_requested(expert_store, experts)
+        comment_store = None
+        if persist and search_reddit:
+            comment_store = CommentStore.from_url(settings.resolved_database_url)
+            stack.callback(comment_store.close)
+        chosen_engine = build_engine(settings, engine)
+        try:
+            yield AskDeps(
+                settings=settings,
+                engine=chosen_engine,
+                source=reddit,
+                store=comment_store,
+                candidates=candidates,
+                progress=_print_progress if progress else (lambda stage, message: None),
+                expert_store=expert_store,
+            )
+        finally:
+            await chosen_engine.aclose()
+
+
+def _candidates(source: RedditSource) -> tuple[SubredditProfile, ...]:
+    """Subreddits the planner may pick: an archive's own profiles, else the built-in list."""
+    archive_path = getattr(source, "path", None)
     if isinstance(archive_path, Path):
         from crowdsift.archive.profiles import subreddit_profiles
 
-        candidates = tuple(subreddit_profiles(archive_path)) or DEFAULT_SUBREDDITS
-    try:
-        yield AskDeps(
-            settings=settings,
-            engine=chosen_engine,
-            source=built.source,
-            store=comment_store,
-            candidates=candidates,
-            progress=_print_progress if progress else (lambda stage, message: None),
+        return tuple(subreddit_profiles(archive_path)) or DEFAULT_SUBREDDITS
+    return DEFAULT_SUBREDDITS
+
+
+async def research_async(
+    settings: Settings,
+    question: str,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    subreddits: Sequence[str] = (),
+    **options: Any,
+) -> ResearchResult:
+    """The whole research run, deps built from settings (options as for ``research_deps``)."""
+    async with research_deps(
+        settings, experts=experts, search_reddit=search_reddit, **options
+    ) as deps:
+        run = await run_research(
+            question,
+            deps,
+            experts=experts,
+            search_reddit=search_reddit,
+            use_recent_only=use_recent_only,
+            subreddits=subreddits,
         )
-    finally:
-        await chosen_engine.aclose()
-        built.source.close()
-        if comment_store is not None:
-            comment_store.close()
+        return run.result
 
 
 def run_ask(

@@ -6,13 +6,14 @@ threads (the result is still printed); 2 a usage problem such as a bad plan file
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from crowdsift import __version__
 from crowdsift.archive.cli import app as archive_app
@@ -209,68 +210,62 @@ def ask(
     experts: Annotated[
         str | None,
         typer.Option(
-            "--experts", "-x", help='Ask the Experts Panel: comma-separated expert ids "a,b".'
+            "--experts",
+            "-x",
+            help='Also ask the Experts Panel: comma-separated expert ids "a,b" (in parallel).',
         ),
     ] = None,
+    no_reddit: Annotated[
+        bool, typer.Option("--no-reddit", help="Skip Reddit (phase 8); needs --experts.")
+    ] = False,
     recent_only: Annotated[
         bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
     ] = False,
 ) -> None:
-    """Answer a question with what Reddit communities said, every claim linked to a post."""
-    from crowdsift.ask_command import run_ask
+    """Answer a question from Reddit communities (and experts), every claim linked to a source.
+
+    Reddit runs the sidecar: intent-aware searches, dedupe, rerank, deep drill of the top
+    threads, a staff-engineer synthesis and a summary. --experts runs the Experts Panel in
+    parallel; --no-reddit leaves Reddit out.
+    """
+    from crowdsift.ask_command import research_async
 
     settings = get_settings()
-    if experts is not None:
-        _ask_experts(question, experts, recent_only, engine, as_json)
-        return
     with _exit_codes():
-        result = run_ask(
-            settings,
-            question,
-            subreddits=subreddit or [],
-            source=_source_name(source),
-            engine=_engine_name(engine),
-            archive=archive,
-            persist=store,
-            progress=sys.stderr.isatty(),
+        expert_ids = _expert_ids(experts)
+        if no_reddit and not expert_ids:
+            raise PlanError("--no-reddit leaves nothing to ask: add --experts a,b")
+        result = asyncio.run(
+            research_async(
+                settings,
+                question,
+                experts=expert_ids,
+                search_reddit=not no_reddit,
+                use_recent_only=recent_only,
+                subreddits=subreddit or [],
+                source=_source_name(source),
+                engine=_engine_name(engine),
+                archive=archive,
+                persist=store,
+                progress=sys.stderr.isatty(),
+            )
         )
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
-        from crowdsift.render import render_answer
+        from crowdsift.render import render_research
 
-        typer.echo(render_answer(result))
+        typer.echo(render_research(result))
     if result.status == "error":
         raise typer.Exit(1)
 
 
-def _ask_experts(
-    question: str,
-    experts: str,
-    recent_only: bool,
-    engine: str | None,
-    as_json: bool,
-) -> None:
-    """``ask --experts``: every expert's answer with its sources (exit 1 if all failed)."""
-    import asyncio
+def _expert_ids(value: str | None) -> list[str]:
+    if value is None:
+        return []
+    from crowdsift.experts.commands import parse_expert_ids
 
-    from crowdsift.experts.commands import ask_experts, parse_expert_ids
-    from crowdsift.experts.render import render_expert_responses
-
-    with _exit_codes():
-        ids = parse_expert_ids(experts)
-        chosen = _engine_name(engine)
-        responses = asyncio.run(
-            ask_experts(
-                get_settings(), question, ids, use_recent_only=recent_only, engine_choice=chosen
-            )
-        )
-    if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in responses], indent=2))
-    else:
-        typer.echo(render_expert_responses(responses))
-    if all(r.status == "failed" for r in responses):
-        raise typer.Exit(1)
+    return parse_expert_ids(value)
 
 
 @app.command("eval")
@@ -312,18 +307,36 @@ def evaluate(
 @app.command()
 def schema(
     model: Annotated[
-        str | None, typer.Argument(help=f"One of {', '.join(SCHEMA_MODELS)}; all if omitted.")
+        str | None, typer.Argument(help=f"One of {', '.join(SCHEMA_NAMES)}; all if omitted.")
     ] = None,
 ) -> None:
     """Print the JSON schema of crowdsift's models (the contract other tools read)."""
+    models = _schema_models()
     if model is None:
-        payload = {name: cls.model_json_schema() for name, cls in SCHEMA_MODELS.items()}
-    elif model in SCHEMA_MODELS:
-        payload = SCHEMA_MODELS[model].model_json_schema()
+        payload = {name: cls.model_json_schema() for name, cls in models.items()}
+    elif model in models:
+        payload = models[model].model_json_schema()
     else:
-        _error(f"unknown model {model!r}; choose from {', '.join(SCHEMA_MODELS)}")
+        _error(f"unknown model {model!r}; choose from {', '.join(models)}")
         raise typer.Exit(2)
     typer.echo(json.dumps(payload, indent=2))
+
+
+SCHEMA_NAMES = (*SCHEMA_MODELS, "ResearchResult", "RedditResponse", "ExpertResponse")
+
+
+def _schema_models() -> dict[str, type[BaseModel]]:
+    """Every published model; the research ones are imported only when a schema is asked for."""
+    from crowdsift.experts.models import ExpertResponse
+    from crowdsift.research import ResearchResult
+    from crowdsift.sidecar.models import RedditResponse
+
+    return {
+        **SCHEMA_MODELS,
+        "ResearchResult": ResearchResult,
+        "RedditResponse": RedditResponse,
+        "ExpertResponse": ExpertResponse,
+    }
 
 
 def main() -> None:

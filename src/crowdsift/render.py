@@ -3,6 +3,8 @@
 Inline ``[post:ID]`` citations become ``[n]`` numbered by the order of ``sources``, so the
 reader can follow each claim to a link; the footer says which engine wrote the answer and,
 for the local engine, that it is extractive (sentences quoted from the evidence), not an LLM.
+``render_research`` adds the sidecar's staff-engineer read (its citations are ``[rN]``, into
+its own thread list) and one block per expert.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import re
 import textwrap
 
+from crowdsift.experts.render import render_expert_responses
 from crowdsift.research import ResearchResult
+from crowdsift.sidecar.render import render_reddit_response
 
 _CITATION = re.compile(r"\[post:([A-Za-z0-9_]+)\]")
 
@@ -25,8 +29,24 @@ def number_citations(text: str, numbers: dict[str, int]) -> str:
     return re.sub(r"\s+([.,;:])", r"\1", _CITATION.sub(replace, text)).strip()
 
 
+def render_research(result: ResearchResult, *, width: int = 88) -> str:
+    """Everything a research run found: the Reddit answer, the sidecar's read, the experts."""
+    blocks: list[str] = []
+    if result.summary is not None:
+        blocks.append(render_answer(result, width=width))
+    if result.reddit_response is not None:
+        blocks.append(render_reddit_response(result.reddit_response, width=width))
+    if result.expert_responses:
+        blocks.append(render_expert_responses(result.expert_responses))
+    if result.summary is None:
+        blocks.append(_footer(result))
+    return "\n\n".join(blocks)
+
+
 def render_answer(result: ResearchResult, *, width: int = 88) -> str:
     summary = result.summary
+    if summary is None:
+        return _footer(result)
     numbers = {source.post_id: n for n, source in enumerate(summary.sources, start=1)}
     lines: list[str] = []
     body = number_citations(summary.summary, numbers) or "(no summary)"
@@ -59,8 +79,11 @@ def _footer(result: ResearchResult) -> str:
     )
     fetch = result.fetch
     status = "" if result.status == "ok" else f" · status {result.status}"
-    reason = f" ({result.summary.reason})" if result.summary.reason else ""
-    return (
-        f"engine: {engine} · {fetch.posts_relevant} relevant posts of {fetch.posts_accepted} "
-        f"from {fetch.source} · {result.timings_ms.get('total', 0) / 1000:.1f} s{status}{reason}"
+    reason = f" ({result.summary.reason})" if result.summary and result.summary.reason else ""
+    found = (
+        f"{fetch.posts_relevant} relevant posts of {fetch.posts_accepted} from {fetch.source}"
+        if fetch is not None
+        else f"{len(result.expert_responses)} experts, Reddit not searched"
     )
+    seconds = result.timings_ms.get("total", 0) / 1000
+    return f"engine: {engine} · {found} · {seconds:.1f} s{status}{reason}"

@@ -1,27 +1,43 @@
-"""The research run behind ``crowdsift ask``: plan → fetch → gate → summarize.
+"""The research run behind ``crowdsift ask``, and the ``ResearchResult`` it produces.
 
-Each stage takes the model its left neighbour produced. Every engine call goes through one
-``CountingEngine`` so the result reports LLM usage (calls and tokens per phase) and each stage
-is timed. I/O dependencies (engine, source, store, clock of progress) are injected.
+``run_research`` runs the Experts Panel (phases 1–7, one response per expert) and the Reddit
+sidecar (phase 8) **in parallel**; the sidecar's drilled threads are then summarised (seed 004),
+so ``plan``, ``fetch`` and ``summary`` keep meaning what they meant before the sidecar existed.
+No experts and Reddit on is Reddit-only mode: phases 1–7 are skipped entirely. Experts with
+Reddit off skips phase 8 and leaves ``plan``/``fetch``/``summary`` empty.
+
+``ask`` is the lighter pipeline (plan → relevance-gated fetch → summarize) that came first; it
+stays a library function for programs that want one summary without the sidecar's drill.
+
+Every engine call goes through one ``CountingEngine`` so the result reports LLM usage (calls and
+tokens per phase) and each stage is timed. I/O dependencies are injected.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from crowdsift.config import Settings
 from crowdsift.engines.base import Engine, Usage
 from crowdsift.engines.scripted import CountingEngine
+from crowdsift.errors import ConfigError, CrowdsiftError, PlanError
+from crowdsift.experts.config import ExpertsConfig
+from crowdsift.experts.models import ExpertResponse, ExpertStore
 from crowdsift.gate import GatedFetch, gated_fetch
 from crowdsift.models import FetchReport, FetchResult, RejectReason, SearchPlan
 from crowdsift.planner import SubredditProfile, plan
 from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
 from crowdsift.reddit.filtering import FilterConfig
 from crowdsift.reddit.sources.base import RedditSource
+from crowdsift.sidecar.config import SidecarConfig
+from crowdsift.sidecar.models import RedditResponse
+from crowdsift.sidecar.pipeline import SidecarDeps, SidecarRun, run_sidecar
 from crowdsift.store import CommentStore
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
 from crowdsift.summarizer.models import SummarizeResult
@@ -65,15 +81,26 @@ class FetchSummary(BaseModel):
     errors: list[str] = Field(default_factory=list)
 
 
+ResearchStatus = Literal["ok", "partial", "error"]
+
+
 class ResearchResult(BaseModel):
-    """Everything ``crowdsift ask --json`` reports about one question."""
+    """Everything ``crowdsift ask --json`` reports about one question.
+
+    ``plan``, ``fetch`` and ``summary`` describe the Reddit answer and are null when Reddit
+    search is off; ``expert_responses`` is empty when no expert was asked (Reddit-only mode).
+    """
 
     question: str
-    status: str = Field(description="the summary's status: ok, partial or error")
+    status: ResearchStatus = Field(
+        description="ok when every part is ok; error when every part failed; else partial"
+    )
     engine: str = Field(description='"local" (extractive, not an LLM) or "openai"')
-    plan: SearchPlan
-    fetch: FetchSummary
-    summary: SummarizeResult
+    plan: SearchPlan | None = None
+    fetch: FetchSummary | None = None
+    summary: SummarizeResult | None = None
+    expert_responses: list[ExpertResponse] = Field(default_factory=list)
+    reddit_response: RedditResponse | None = None
     timings_ms: dict[str, float]
     usage: Usage
 
@@ -92,10 +119,18 @@ class AskDeps:
 
     settings: Settings
     engine: Engine
-    source: RedditSource
+    source: RedditSource | None
     store: CommentStore | None = None
     candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
     progress: Progress = field(default=lambda stage, message: None)
+    expert_store: ExpertStore | None = None
+    experts_config: ExpertsConfig | None = None
+    sidecar_config: SidecarConfig | None = None
+
+    def reddit(self) -> RedditSource:
+        if self.source is None:
+            raise ConfigError("this run has no Reddit source; build it with Reddit search on")
+        return self.source
 
 
 async def ask(question: str, deps: AskDeps, *, subreddits: Sequence[str] = ()) -> AskRun:
@@ -124,7 +159,7 @@ async def ask(question: str, deps: AskDeps, *, subreddits: Sequence[str] = ()) -
         engine=engine,
         initial_limit=settings.gate_initial_limit,
         min_yield=settings.gate_min_yield,
-        source=deps.source.name,
+        source=deps.reddit().name,
     )
     timings["fetch_and_gate"] = _ms(clock)
     deps.progress(
@@ -148,7 +183,7 @@ async def ask(question: str, deps: AskDeps, *, subreddits: Sequence[str] = ()) -
         status=summary.status,
         engine=engine.name,
         plan=search_plan,
-        fetch=_fetch_summary(deps.source.name, gated.report, gated),
+        fetch=_fetch_summary(deps.reddit().name, gated.report, gated),
         summary=summary,
         timings_ms=timings,
         usage=engine.usage,
@@ -164,7 +199,7 @@ def _fetch(
         update={"max_posts_per_query": limit, "page_size": min(options.page_size, limit)}
     )
     fetcher = RedditFetcher(
-        deps.source,
+        deps.reddit(),
         filters=FilterConfig.from_settings(deps.settings),
         options=options,
         store=deps.store,
@@ -191,3 +226,220 @@ def _fetch_summary(source: str, report: FetchReport, gated: GatedFetch) -> Fetch
 
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 1)
+
+
+# --- The research run: experts and the Reddit sidecar in parallel ----------------------------
+
+
+def research(
+    question: str,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    *,
+    settings: Settings | None = None,
+    **options: object,
+) -> ResearchResult:
+    """Answer ``question`` from the chosen experts and Reddit (blocking; for programs).
+
+    Settings come from the environment unless given. ``options`` are those of
+    ``crowdsift.ask_command.research_deps`` (``source``, ``engine``, ``archive``, ``persist``)
+    plus ``subreddits``. From async code, await ``crowdsift.ask_command.research_async``.
+    """
+    from crowdsift.ask_command import research_async
+    from crowdsift.config import get_settings
+
+    return asyncio.run(
+        research_async(
+            settings or get_settings(),
+            question,
+            experts=experts,
+            search_reddit=search_reddit,
+            use_recent_only=use_recent_only,
+            **options,  # type: ignore[arg-type]
+        )
+    )
+
+
+@dataclass
+class _RedditPart:
+    response: RedditResponse
+    plan: SearchPlan | None = None
+    fetch: FetchSummary | None = None
+    summary: SummarizeResult | None = None
+    evidence: FetchResult | None = None
+
+
+async def run_research(
+    question: str,
+    deps: AskDeps,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    subreddits: Sequence[str] = (),
+) -> AskRun:
+    """Ask the chosen experts and Reddit at once; see the module docstring for the modes.
+
+    With experts and Reddit together, a Reddit failure (bad credentials, say) becomes a
+    ``failed`` ``reddit_response`` and the experts still answer; in Reddit-only mode the error is
+    raised, because there is nothing else to show.
+    """
+    if not question.strip():
+        raise PlanError("the question is empty; ask something like 'is the Plaud Note worth it?'")
+    if not experts and not search_reddit:
+        raise PlanError(
+            "nothing to research: name experts (--experts a,b) or keep Reddit search on"
+        )
+    engine = CountingEngine(deps.engine)
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+
+    async def expert_branch() -> list[ExpertResponse]:
+        if not experts:
+            return []
+        clock = time.perf_counter()
+        deps.progress("experts", f"asking {', '.join(experts)}")
+        try:
+            return await _ask_experts(question, deps, engine, experts, use_recent_only)
+        finally:
+            timings["experts"] = _ms(clock)
+
+    async def reddit_branch() -> _RedditPart | None:
+        if not search_reddit:
+            return None
+        clock = time.perf_counter()
+        try:
+            return await _ask_reddit(question, deps, engine, subreddits, timings)
+        except CrowdsiftError as exc:
+            if not experts:
+                raise
+            return _failed_reddit(deps, engine, exc)
+        finally:
+            timings["reddit"] = _ms(clock)
+
+    expert_responses, reddit = await asyncio.gather(expert_branch(), reddit_branch())
+    timings["total"] = _ms(started)
+    result = ResearchResult(
+        question=question,
+        status=_overall_status(expert_responses, reddit),
+        engine=engine.name,
+        plan=reddit.plan if reddit else None,
+        fetch=reddit.fetch if reddit else None,
+        summary=reddit.summary if reddit else None,
+        expert_responses=expert_responses,
+        reddit_response=reddit.response if reddit else None,
+        timings_ms=timings,
+        usage=engine.usage,
+    )
+    evidence = reddit.evidence if reddit and reddit.evidence else _empty_evidence(question)
+    return AskRun(result=result, evidence=evidence)
+
+
+async def _ask_experts(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    experts: Sequence[str],
+    use_recent_only: bool,
+) -> list[ExpertResponse]:
+    from crowdsift.experts.pipeline import run_panel
+
+    if deps.expert_store is None:
+        raise ConfigError("experts were asked for but no expert store was given")
+    return await run_panel(
+        question,
+        experts,
+        store=deps.expert_store,
+        engine=engine,
+        config=deps.experts_config or ExpertsConfig(),
+        use_recent_only=use_recent_only,
+    )
+
+
+async def _ask_reddit(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    subreddits: Sequence[str],
+    timings: dict[str, float],
+) -> _RedditPart:
+    settings = deps.settings
+    source = deps.reddit()
+    run = await run_sidecar(
+        question,
+        SidecarDeps(
+            source=source,
+            engine=engine,
+            config=deps.sidecar_config or SidecarConfig(),
+            filters=FilterConfig.from_settings(settings),
+            candidates=deps.candidates,
+            progress=deps.progress,
+        ),
+        subreddits=subreddits,
+    )
+    part = _RedditPart(response=run.response, plan=run.plan, evidence=run.evidence)
+    if run.evidence is None or run.plan is None:
+        return part
+    clock = time.perf_counter()
+    deps.progress("summarize", f"summarizing {len(run.evidence.posts)} drilled threads")
+    part.summary = await run_summarizer(
+        run.evidence,
+        engine=engine,
+        selector_config=SelectorConfig.from_settings(settings),
+        summarizer_config=SummarizerConfig.from_settings(settings),
+    )
+    timings["summarize"] = _ms(clock)
+    part.fetch = _sidecar_fetch_summary(source.name, run)
+    return part
+
+
+def _sidecar_fetch_summary(source: str, run: SidecarRun) -> FetchSummary:
+    """The sidecar's scout and drill in the counts ``ask --json`` has always reported."""
+    response = run.response
+    scout = run.scout
+    relevant = sum(1 for r in response.ranked if r.relevance >= 0.5)
+    return FetchSummary(
+        source=source,
+        posts_seen=scout.posts_seen if scout else 0,
+        posts_accepted=response.candidates_found,
+        posts_relevant=len(run.evidence.posts) if run.evidence else 0,
+        yield_ratio=round(relevant / len(response.ranked), 4) if response.ranked else 0.0,
+        refetched=False,
+        gate_failed_open=any("rerank" in error for error in response.errors),
+        comments_accepted=response.comments_drilled,
+        post_rejections=scout.rejections if scout else {},
+        skipped_subreddits=scout.skipped_subreddits if scout else {},
+        errors=response.errors,
+    )
+
+
+def _failed_reddit(deps: AskDeps, engine: Engine, exc: CrowdsiftError) -> _RedditPart:
+    name = deps.source.name if deps.source is not None else "none"
+    return _RedditPart(
+        response=RedditResponse(status="failed", engine=engine.name, source=name, errors=[str(exc)])
+    )
+
+
+def _overall_status(
+    experts: Sequence[ExpertResponse], reddit: _RedditPart | None
+) -> ResearchStatus:
+    parts: list[str] = [e.status for e in experts]
+    if reddit is not None:
+        parts.append(reddit.response.status)
+        if reddit.summary is not None:
+            parts.append(reddit.summary.status)
+    failed = {"failed", "error"}
+    if parts and all(p in failed for p in parts):
+        return "error"
+    return "ok" if all(p == "ok" for p in parts) else "partial"
+
+
+def _empty_evidence(question: str) -> FetchResult:
+    from datetime import UTC, datetime
+    from uuid import uuid4
+
+    return FetchResult(
+        query=question, plan_id=uuid4(), search_terms=[question[:60] or "-"], subreddits=[],
+        fetched_at=datetime.now(UTC),
+    )  # fmt: skip

@@ -22,7 +22,7 @@ class SidecarConfig(BaseSettings):
         description="bound on the whole sidecar; on expiry it returns what it has (partial)",
     )  # fmt: skip
     concurrency: int = Field(
-        6, ge=1, le=32, validation_alias=_env("CONCURRENCY", "concurrency"),
+        8, ge=1, le=32, validation_alias=_env("CONCURRENCY", "concurrency"),
         description="source requests in flight at once (the source's rate limiter still rules)",
     )  # fmt: skip
     max_subreddits: int = Field(

@@ -77,14 +77,20 @@ def search_listing(
     after: str | None = None,
     now: float | None = None,
 ) -> Thing:
-    """Posts whose title+selftext contain every token of ``query`` (case-insensitive), paged."""
-    tokens = query.lower().split()
+    """Posts matching ``query`` (case-insensitive), paged.
+
+    Like Reddit's search: alternatives joined by an uppercase ``OR`` match when any of them
+    does; an alternative matches when the text contains every one of its tokens (quotes of a
+    ``"phrase"`` are ignored, the fake has no phrase semantics).
+    """
+    alternatives = [part.replace('"', " ").lower().split() for part in re.split(r"\s+OR\s+", query)]
+    alternatives = [tokens for tokens in alternatives if tokens] or [[]]
     current = time.time() if now is None else now
     window = _TIME_WINDOWS.get(time_filter)
     matches = []
     for post in posts:
         text = f"{post.get('title', '')} {post.get('selftext', '')}".lower()
-        if not all(token in text for token in tokens):
+        if not any(all(token in text for token in tokens) for tokens in alternatives):
             continue
         created = post.get("created_utc")
         if window is not None and isinstance(created, int | float) and current - created > window:

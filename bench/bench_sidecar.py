@@ -1,0 +1,167 @@
+"""Sidecar wall time with 150 ms latency per request, as a ratio to its requests done one at a time.
+
+The Reddit sidecar (formulate → scout → dedupe → rerank → drill → synthesize) runs against the
+local Reddit protocol server through the real ``reddit-api`` source (OAuth, rate limiter). The
+server's request log then holds every request the sidecar made; the baseline replays exactly
+those requests, one at a time, through a fresh source transport in the same run — the sum of
+the sidecar's request latencies had it done them sequentially. The engine is the local engine
+with the hashing embedder, so the figure is about I/O scheduling, not model speed.
+One-time process costs are paid before the clock starts, in both runs alike: the OAuth token
+(each source fetches it once, then caches it) and loading the language detector.
+The server must never have refused a request for exceeding its rate limit.
+Target: sidecar / sequential <= 0.3.
+
+    python bench/bench_sidecar.py [--latency 0.15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from datetime import UTC, datetime
+
+from crowdsift.config import Settings
+from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.engines.local import LocalEngine
+from crowdsift.experts.language import detect_language
+from crowdsift.reddit.sources.base import RawThing
+from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.sidecar.config import SidecarConfig
+from crowdsift.sidecar.pipeline import SidecarDeps, SidecarRun, run_sidecar
+from crowdsift.testing.factories import raw_comment, raw_post
+from crowdsift.testing.reddit_server import RecordedRequest, RedditProtocolServer
+
+TARGET = 0.3
+SUBS = ["tools", "diy", "homeimprovement"]
+QUESTION = "Which impact driver is best for deck screws?"
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+_ANGLES_TEXT = "guide tutorial benchmark review experience torque battery bits recommendations"
+_BRANDS_TEXT = "Milwaukee DeWalt Makita Ryobi Ridgid Bosch Metabo Hikoki Flex Ego"
+_ANGLES = _ANGLES_TEXT.split()
+_BRANDS = _BRANDS_TEXT.split()
+
+
+def _corpus(server: RedditProtocolServer) -> None:
+    """Posts about impact drivers and deck screws in three subreddits, each with a nested tree."""
+    created = int(NOW.timestamp()) - 86_400 * 400
+    for s_index, subreddit in enumerate(SUBS):
+        posts: list[RawThing] = []
+        for n in range(24):
+            post_id = f"b{s_index}p{n:02d}"
+            angle = _ANGLES[n % len(_ANGLES)]
+            brand = _BRANDS[(n + s_index) % len(_BRANDS)]
+            posts.append(
+                raw_post(
+                    post_id,
+                    subreddit=subreddit,
+                    title=f"{brand} impact driver {angle} for deck screws, week {n + 7 * s_index}",
+                    selftext=(
+                        f"My {brand} impact driver drove 600 deck screws; {angle} notes on "
+                        f"torque, bits and battery life from project {post_id}."
+                    ),
+                    score=20 + (n * 37 + s_index * 11) % 400,
+                    num_comments=12,
+                    created_utc=created + n * 3600 + s_index * 60,
+                )
+            )
+            server.add_comments(post_id, _tree(post_id, subreddit, created + n * 3600))
+        server.add_posts(subreddit, posts)
+
+
+def _tree(post_id: str, subreddit: str, created: int) -> list[RawThing]:
+    """Three top-level comments, each with a reply chain four deep."""
+    comments: list[RawThing] = []
+    for top in range(3):
+        parent = f"t3_{post_id}"
+        for level in range(4):
+            comment_id = f"{post_id}c{top}{level}"
+            comments.append(
+                raw_comment(
+                    comment_id,
+                    post_id,
+                    subreddit=subreddit,
+                    parent_id=parent,
+                    body=(
+                        f"Level {level} reply: set the clutch to mode {top + 2} and use "
+                        f"T25 bits; {40 - level * 3} deck screws per charge in cedar."
+                    ),
+                    score=30 - level * 5 - top,
+                    created_utc=created + 100 + top * 10 + level,
+                )
+            )
+            parent = f"t1_{comment_id}"
+    return comments
+
+
+def _settings(server: RedditProtocolServer) -> Settings:
+    return Settings(
+        reddit_client_id="bench",
+        reddit_client_secret="bench-secret",
+        reddit_api_base_url=server.base_url,
+        reddit_auth_url=server.auth_url,
+    )
+
+
+def _run(server: RedditProtocolServer, config: SidecarConfig) -> tuple[SidecarRun, float]:
+    source = RedditApiSource.from_settings(_settings(server))
+    deps = SidecarDeps(
+        source=source,
+        engine=LocalEngine(embedder=HashingEmbedder()),
+        config=config,
+        clock=lambda: NOW,
+    )
+    try:
+        detect_language(QUESTION)  # load the detector's models once, outside the clock
+        source.transport.get_json("/r/tools/search", {"q": "warm up the token", "limit": 1})
+        server.reset_log()
+        start = time.perf_counter()
+        run = asyncio.run(run_sidecar(QUESTION, deps, subreddits=SUBS))
+        return run, time.perf_counter() - start
+    finally:
+        source.close()
+
+
+def main(latency: float = 0.15) -> dict[str, float]:
+    config = SidecarConfig()
+    with RedditProtocolServer(client_id="bench", client_secret="bench-secret") as server:
+        _corpus(server)
+        server.latency = latency
+        server.set_ratelimit(1000, 600)
+        run, sidecar_s = _run(server, config)
+        recorded = list(server.requests)
+        refused = sum(1 for r in recorded if r.status == 429)
+        sequential_s, requests = _replay(server, recorded)
+    response = run.response
+    ratio = sidecar_s / sequential_s
+    ok = ratio <= TARGET and refused == 0 and response.status in ("ok", "partial")
+    print(
+        f"sidecar ({requests} requests: {len(response.queries)} queries, "
+        f"{response.threads_drilled} threads drilled, {latency * 1000:.0f} ms latency, "
+        f"concurrency {config.concurrency}): sidecar {sidecar_s:.2f} s, same requests one at a "
+        f"time {sequential_s:.2f} s; ratio {ratio:.2f} (target <= {TARGET:.2f}); status "
+        f"{response.status}; rate-limit refusals: {refused} {'PASS' if ok else 'FAIL'}"
+    )
+    return {"sidecar_s": sidecar_s, "sequential_s": sequential_s, "ratio": ratio,
+            "requests": float(requests)}  # fmt: skip
+
+
+def _replay(server: RedditProtocolServer, log: list[RecordedRequest]) -> tuple[float, int]:
+    """The sidecar's API requests again, strictly one at a time, through a fresh transport."""
+    recorded = [r for r in log if r.bearer and r.path != "/api/v1/access_token"]
+    source = RedditApiSource.from_settings(_settings(server))
+    try:
+        source.transport.get_json("/r/tools/search", {"q": "warm up the token", "limit": 1})
+        start = time.perf_counter()
+        for request in recorded:
+            source.transport.get_json(request.path, dict(request.params))
+        return time.perf_counter() - start, len(recorded)
+    finally:
+        source.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.15)
+    arguments = parser.parse_args()
+    main(arguments.latency)

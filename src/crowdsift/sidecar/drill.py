@@ -1,0 +1,130 @@
+"""Deep drill: the comment trees of the top posts, fetched concurrently, screened, kept in order.
+
+The API call is ``/comments/{id}?depth=5&limit=100&sort=top``; archives give their stored tree
+(see ``RedditSource.fetch_comment_tree``). Comments go through the same veto and cleaning as
+``crowdsift fetch`` (``filter_comments``); their place in the tree (depth, parent), date and
+permalink are kept beside them because the synthesis needs to know *where* a claim was made.
+
+Threads land in ``sink`` as they complete, so a timeout keeps every thread already drilled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from crowdsift.errors import AuthError, ConfigError, SourceError
+from crowdsift.log import get_logger
+from crowdsift.models import Comment
+from crowdsift.reddit.filtering import (
+    FilterConfig,
+    as_int,
+    author_hash,
+    filter_comments,
+    parse_created,
+    raw_id,
+)
+from crowdsift.reddit.permalink import comment_permalink
+from crowdsift.reddit.sources.base import RawThing, RedditSource
+from crowdsift.sidecar.models import Candidate, DrilledThread, RankedPost, ThreadComment
+from crowdsift.sidecar.runner import SourceRunner
+
+log = get_logger(__name__)
+
+
+async def drill(
+    ranked: Sequence[RankedPost],
+    candidates: dict[str, Candidate],
+    *,
+    source: RedditSource,
+    runner: SourceRunner,
+    filters: FilterConfig,
+    limit: int,
+    depth: int,
+    clock: Callable[[], datetime],
+    sink: dict[str, DrilledThread],
+) -> list[DrilledThread]:
+    """Drill every post in ``ranked`` (the caller passes the top N); result in ranked order."""
+
+    async def one(rank: RankedPost) -> None:
+        sink[rank.post_id] = await _drill_one(
+            rank, candidates[rank.post_id], source, runner, filters, limit, depth, clock
+        )
+
+    await asyncio.gather(*(one(rank) for rank in ranked))
+    return [sink[rank.post_id] for rank in ranked if rank.post_id in sink]
+
+
+async def _drill_one(
+    rank: RankedPost,
+    candidate: Candidate,
+    source: RedditSource,
+    runner: SourceRunner,
+    filters: FilterConfig,
+    limit: int,
+    depth: int,
+    clock: Callable[[], datetime],
+) -> DrilledThread:
+    try:
+        raw = await runner.call(source.fetch_comment_tree, rank.post_id, limit=limit, depth=depth)
+    except (AuthError, ConfigError):
+        raise
+    except SourceError as exc:
+        log.warning("sidecar_drill_failed", post_id=rank.post_id, error=str(exc))
+        return DrilledThread(post=candidate.post, rank=rank, error=f"comments of {rank.url}: {exc}")
+    comments = thread_comments(candidate, raw, filters=filters, fetched_at=clock())
+    post = candidate.post.model_copy(
+        update={"comments": _as_comments(candidate, comments, clock())}
+    )
+    return DrilledThread(post=post, rank=rank, comments=comments)
+
+
+def thread_comments(
+    candidate: Candidate, raw: Sequence[RawThing], *, filters: FilterConfig, fetched_at: datetime
+) -> list[ThreadComment]:
+    """Pure: screened comments in thread order, with depth, parent, date and permalink.
+
+    A reply whose parent was rejected (deleted, too short) is kept: it was said in this thread,
+    and its permalink still leads to it.
+    """
+    post = candidate.post
+    accepted, _ = filter_comments(
+        post.id, raw, config=filters, source=post.source, fetched_at=fetched_at
+    )
+    by_id = {raw_id(item): item for item in raw}
+    result = []
+    for comment in accepted:
+        item = by_id[comment.comment_id]
+        result.append(
+            ThreadComment(
+                comment_id=comment.comment_id,
+                post_id=post.id,
+                parent_id=str(item.get("parent_id") or f"t3_{post.id}"),
+                depth=max(as_int(item.get("depth")), 0),
+                body=comment.body,
+                score=comment.comment_karma,
+                created_at=parse_created(item.get("created_utc")),
+                author_hash=author_hash(item.get("author")),
+                permalink=comment_permalink(post.url, comment.comment_id),
+            )
+        )
+    return result
+
+
+def _as_comments(
+    candidate: Candidate, comments: Sequence[ThreadComment], fetched_at: datetime
+) -> list[Comment]:
+    """The drilled comments as plain ``Comment`` records nested in the evidence post (all depths:
+    the summarizer reads them as the thread's discussion)."""
+    return [
+        Comment(
+            comment_id=c.comment_id,
+            post_id=c.post_id,
+            body=c.body,
+            comment_karma=c.score,
+            source=candidate.post.source,
+            fetched_at=fetched_at,
+        )
+        for c in comments
+    ]
