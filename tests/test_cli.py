@@ -54,7 +54,10 @@ def test_unknown_source_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_schema_prints_every_model_and_one_model() -> None:
     everything = json.loads(invoke("schema").stdout)  # type: ignore[attr-defined]
-    assert set(everything) == {"SearchPlan", "Post", "Comment", "FetchResult", "FetchReport"}
+    assert set(everything) == {
+        "SearchPlan", "Post", "Comment", "FetchResult", "FetchReport",
+        "ResearchResult", "RedditResponse", "ExpertResponse",
+    }  # fmt: skip
     one = json.loads(invoke("schema", "Post").stdout)  # type: ignore[attr-defined]
     assert one["title"] == "Post" and "author_hash" in one["properties"]
     assert invoke("schema", "Nope").exit_code == 2  # type: ignore[attr-defined]

@@ -147,7 +147,7 @@ def run_eval(
         async with research_deps(settings, **options) as deps:  # type: ignore[arg-type]
 
             async def ask_case(case: EvalCase) -> AskRun:
-                return await ask(case.question, deps, subreddits=case.subreddits)
+                return await run_research(case.question, deps, subreddits=case.subreddits)
 
             return await run_cases(
                 cases, ask_case, SummarizerConfig.from_settings(settings), previews=save

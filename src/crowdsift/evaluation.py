@@ -113,15 +113,23 @@ async def run_cases(
     reports = []
     for case in cases:
         run = await ask_case(case)
-        reports.append(check(case, run.evidence, run.result.summary, config))
+        summary = run.result.summary or _no_answer()
+        reports.append(check(case, run.evidence, summary, config))
         if previews is not None:
             previews.mkdir(parents=True, exist_ok=True)
             payload = {
                 "question": case.question,
                 "fetch_result": run.evidence.model_dump(mode="json"),
-                "summarize_result": run.result.summary.model_dump(mode="json"),
+                "summarize_result": summary.model_dump(mode="json"),
             }
             (previews / f"{case.id}.json").write_text(
                 json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
             )
     return reports
+
+
+def _no_answer() -> SummarizeResult:
+    """What a run without a Reddit summary (Reddit left out or failed) is checked as."""
+    return SummarizeResult(
+        status="error", summary="", prompt_version="-", reason="the run produced no summary"
+    )

@@ -406,7 +406,7 @@ def _sidecar_fetch_summary(source: str, run: SidecarRun) -> FetchSummary:
         posts_relevant=len(run.evidence.posts) if run.evidence else 0,
         yield_ratio=round(relevant / len(response.ranked), 4) if response.ranked else 0.0,
         refetched=False,
-        gate_failed_open=any("rerank" in error for error in response.errors),
+        gate_failed_open=response.rerank_fell_back,
         comments_accepted=response.comments_drilled,
         post_rejections=scout.rejections if scout else {},
         skipped_subreddits=scout.skipped_subreddits if scout else {},

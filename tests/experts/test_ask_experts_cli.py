@@ -26,7 +26,9 @@ def test_ask_experts_answers_per_expert_with_own_sources(isolated_environment: P
     )
 
     assert result.exit_code == 0, result.output
-    responses = json.loads(result.stdout)
+    research = json.loads(result.stdout)
+    assert research["reddit_response"]["status"] in ("ok", "partial")  # Reddit ran beside them
+    responses = research["expert_responses"]
     assert [r["expert_id"] for r in responses] == ["desk_gear_weekly", "homelab_field_notes"]
     for response in responses:
         assert response["engine"] == "local"
@@ -40,9 +42,10 @@ def test_ask_experts_answers_per_expert_with_own_sources(isolated_environment: P
 
 
 def test_ask_experts_text_output_and_unknown_expert(isolated_environment: Path) -> None:
-    text = runner.invoke(app, ["ask", QUESTION, "--experts", "desk_gear_weekly"])
+    text = runner.invoke(app, ["ask", QUESTION, "--experts", "desk_gear_weekly", "--no-reddit"])
     assert text.exit_code == 0, text.output
     assert "== desk_gear_weekly · status" in text.stdout
+    assert "Community insights" not in text.stdout and "Reddit not searched" in text.stdout
     assert "Sources:" in text.stdout and "https://t.me/desk_gear_weekly/" in text.stdout
 
     unknown = runner.invoke(app, ["ask", QUESTION, "--experts", "nobody_here"])
@@ -52,7 +55,7 @@ def test_ask_experts_text_output_and_unknown_expert(isolated_environment: Path) 
 
 
 def test_experts_drift_stores_groups(isolated_environment: Path) -> None:
-    first = runner.invoke(app, ["ask", QUESTION, "--experts", "homelab_field_notes"])
+    first = runner.invoke(app, ["ask", QUESTION, "--experts", "homelab_field_notes", "--no-reddit"])
     assert first.exit_code == 0, first.output
 
     drift = runner.invoke(

@@ -174,3 +174,15 @@ def top_level_comments(conn: sqlite3.Connection, post_id: str, *, limit: int) ->
         (link, f"t3_{link}", int(limit)),
     ).fetchall()
     return [normalise_comment(json.loads(raw)) for (raw,) in rows]
+
+
+def thread_comments(conn: sqlite3.Connection, post_id: str) -> list[RawThing]:
+    """Every stored comment of one post, any depth, as raw t1 dicts in import order.
+
+    For comment trees (``crowdsift.reddit.threads.comment_tree`` orders and cuts them); the
+    ``(link_id, parent_id)`` index serves the lookup.
+    """
+    rows = conn.execute(
+        "SELECT raw FROM comments WHERE link_id = ? ORDER BY rowid ASC", (bare_id(post_id),)
+    ).fetchall()
+    return [normalise_comment(json.loads(raw)) for (raw,) in rows]

@@ -48,36 +48,27 @@ async def drill(
     """Drill every post in ``ranked`` (the caller passes the top N); result in ranked order."""
 
     async def one(rank: RankedPost) -> None:
-        sink[rank.post_id] = await _drill_one(
-            rank, candidates[rank.post_id], source, runner, filters, limit, depth, clock
+        candidate = candidates[rank.post_id]
+        try:
+            raw = await runner.call(
+                source.fetch_comment_tree, rank.post_id, limit=limit, depth=depth
+            )
+        except (AuthError, ConfigError):
+            raise
+        except SourceError as exc:
+            log.warning("sidecar_drill_failed", post_id=rank.post_id, error=str(exc))
+            sink[rank.post_id] = DrilledThread(
+                post=candidate.post, rank=rank, error=f"comments of {rank.url}: {exc}"
+            )
+            return
+        comments = thread_comments(candidate, raw, filters=filters, fetched_at=clock())
+        post = candidate.post.model_copy(
+            update={"comments": _as_comments(candidate, comments, clock())}
         )
+        sink[rank.post_id] = DrilledThread(post=post, rank=rank, comments=comments)
 
     await asyncio.gather(*(one(rank) for rank in ranked))
     return [sink[rank.post_id] for rank in ranked if rank.post_id in sink]
-
-
-async def _drill_one(
-    rank: RankedPost,
-    candidate: Candidate,
-    source: RedditSource,
-    runner: SourceRunner,
-    filters: FilterConfig,
-    limit: int,
-    depth: int,
-    clock: Callable[[], datetime],
-) -> DrilledThread:
-    try:
-        raw = await runner.call(source.fetch_comment_tree, rank.post_id, limit=limit, depth=depth)
-    except (AuthError, ConfigError):
-        raise
-    except SourceError as exc:
-        log.warning("sidecar_drill_failed", post_id=rank.post_id, error=str(exc))
-        return DrilledThread(post=candidate.post, rank=rank, error=f"comments of {rank.url}: {exc}")
-    comments = thread_comments(candidate, raw, filters=filters, fetched_at=clock())
-    post = candidate.post.model_copy(
-        update={"comments": _as_comments(candidate, comments, clock())}
-    )
-    return DrilledThread(post=post, rank=rank, comments=comments)
 
 
 def thread_comments(

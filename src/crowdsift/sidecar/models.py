@@ -268,6 +268,9 @@ class RedditResponse(_Model):
     candidates_found: int = 0
     duplicates_removed: int = 0
     ranked: list[RankedPost] = Field(default_factory=list)
+    rerank_fell_back: bool = Field(
+        False, description="the engine's relevance was unusable; lexical relevance ranked instead"
+    )
     threads_drilled: int = 0
     comments_drilled: int = 0
     synthesis: SidecarSynthesis | None = None

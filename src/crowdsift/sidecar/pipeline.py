@@ -91,6 +91,7 @@ class _State:
     duplicates_removed: int = 0
     candidates: dict[str, Candidate] = field(default_factory=dict)
     ranked: list[RankedPost] = field(default_factory=list)
+    rerank_fell_back: bool = False
     drilled: dict[str, DrilledThread] = field(default_factory=dict)
     synthesis: SidecarSynthesis | None = None
     synthesis_attempted: bool = False
@@ -174,6 +175,7 @@ async def _stages(
         deps.progress("rerank", f"scoring the top {config.rerank_top} of {len(kept.kept)} posts")
         ranked = await rerank(question, kept.kept, engine=engine, config=config)
         state.ranked = ranked.ranked
+        state.rerank_fell_back = bool(ranked.errors)
         state.errors += ranked.errors
 
     with _Timed(state, "drill"):
@@ -227,6 +229,7 @@ def _finish(question: str, deps: SidecarDeps, engine: CountingEngine, state: _St
         candidates_found=len(state.scout.candidates) if state.scout else 0,
         duplicates_removed=state.duplicates_removed,
         ranked=state.ranked,
+        rerank_fell_back=state.rerank_fell_back,
         threads_drilled=sum(1 for t in threads if t.error is None),
         comments_drilled=sum(len(t.comments) for t in threads),
         synthesis=state.synthesis,

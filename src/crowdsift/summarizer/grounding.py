@@ -73,12 +73,15 @@ def ground(
     return result, problems
 
 
-def truncate_at_sentence(text: str, limit: int) -> str:
+def truncate_at_sentence(
+    text: str, limit: int, *, sentence_end: re.Pattern[str] = _SENTENCE_END
+) -> str:
     """``text`` cut after its last sentence (and that sentence's citations) within ``limit``;
-    at a word boundary with "…" when even the first sentence is too long."""
+    at a word boundary with "…" when even the first sentence is too long. ``sentence_end``
+    says what ends a sentence, citations included (``[post:ID]`` here, ``[n]`` elsewhere)."""
     if len(text) <= limit:
         return text
-    ends = [m.end() for m in _SENTENCE_END.finditer(text) if m.end() <= limit]
+    ends = [m.end() for m in sentence_end.finditer(text) if m.end() <= limit]
     if ends:
         return text[: ends[-1]].rstrip()
     return truncate_words(text, limit)

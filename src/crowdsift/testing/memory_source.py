@@ -12,11 +12,16 @@ from dataclasses import dataclass, field
 from crowdsift.config import SearchSort, SourceName, TimeFilter
 from crowdsift.errors import SourceError, SubredditUnavailableError
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
+from crowdsift.reddit.threads import comment_tree
 
 
 @dataclass
 class MemorySource:
-    """Serves ``posts[(subreddit, term)]`` in pages of ``limit``; cursors are ``t3_<id>``."""
+    """Serves ``posts[(subreddit, term)]`` in pages of ``limit``; cursors are ``t3_<id>``.
+
+    ``comments`` maps a post id to its comments: ``fetch_post_comments`` serves them as given,
+    ``fetch_comment_tree`` builds the tree from them (flat t1 dicts linked by ``parent_id``).
+    """
 
     posts: dict[tuple[str, str], list[RawThing]] = field(default_factory=dict)
     comments: dict[str, list[RawThing]] = field(default_factory=dict)
@@ -58,6 +63,23 @@ class MemorySource:
         if post_id in self.failing_comments:
             raise SourceError(self.failing_comments[post_id])
         return self.comments.get(post_id, [])[:limit]
+
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """``comments[post_id]`` (flat, any depth) as ``comment_tree`` orders and cuts them.
+
+        ``post_id`` may carry ``t3_``: the bare id is looked up first, then the id as given.
+        """
+        with self._lock:
+            self.calls.append(("tree", post_id))
+            self.stats.requests += 1
+        bare = post_id.removeprefix("t3_")
+        for key in (bare, post_id):
+            if key in self.failing_comments:
+                raise SourceError(self.failing_comments[key])
+        flat = self.comments.get(bare, self.comments.get(post_id, []))
+        return comment_tree(flat, bare, limit=limit, depth=depth)
 
     def close(self) -> None:
         """Nothing to release."""

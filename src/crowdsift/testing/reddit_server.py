@@ -11,7 +11,8 @@ It implements what crowdsift's ``reddit-api`` source uses, as Reddit does it:
   ``x-ratelimit-remaining/used/reset`` headers counting down; when the window is spent they
   answer 429 until it resets.
 * ``GET /r/{sub}/search`` and ``GET /comments/{id}`` (also ``/r/{sub}/comments/{id}/{slug}``
-  and a ``.json`` suffix) answer Listings built by ``reddit_listings``. A subreddit never
+  and a ``.json`` suffix) answer Listings built by ``reddit_listings``. ``/r/a+b+c/search``
+  (a multireddit) searches the listed subreddits together. A subreddit never
   added answers 302 to ``/subreddits/search`` like Reddit; ``mark_unavailable`` gives
   403/404 with Reddit's ``reason`` body.
 * Faults (``add_fault``) go first, as an edge proxy would: a fixed status, a 429 HTML page,
@@ -33,7 +34,7 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from crowdsift.testing.local_http import LocalHTTPServer, Reply
 from crowdsift.testing.reddit_listings import CommentTree, complete_post, listing, search_listing
@@ -321,12 +322,8 @@ class RedditProtocolServer:
     # --- API endpoints ------------------------------------------------------------------
 
     def _search(self, subreddit: str, params: dict[str, str], headers: dict[str, str]) -> Reply:
-        key = subreddit.lower()
-        with self._lock:
-            unavailable = self._unavailable.get(key)
-            posts = list(self._posts.get(key, ())) if key in self._posts else None
-        if unavailable is None and posts is None:
-            unavailable = (302, "missing")
+        """Search one subreddit or a multireddit ``a+b+c`` (see ``_multireddit_posts``)."""
+        posts, unavailable = self._multireddit_posts(subreddit)
         if unavailable is not None:
             status, reason = unavailable
             if 300 <= status < 400:
@@ -335,7 +332,7 @@ class RedditProtocolServer:
             payload = {"reason": reason, "message": _PHRASES.get(status, "Error"), "error": status}
             return _json_reply(status, payload, headers)
         body = search_listing(
-            posts or [],
+            posts,
             params.get("q", ""),
             sort=params.get("sort", "relevance"),
             time_filter=params.get("t", "all"),
@@ -343,6 +340,38 @@ class RedditProtocolServer:
             after=params.get("after") or None,
         )
         return _json_reply(200, body, headers)
+
+    def _multireddit_posts(
+        self, subreddit: str
+    ) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
+        """The posts of every listed subreddit merged, or why none of them can be searched.
+
+        Subreddits are searched together in the order listed (``a+a`` is ``a``); the search
+        then sorts the merged posts as it sorts one subreddit's. A private, banned or missing
+        subreddit among available ones is skipped (our choice: Reddit does not document this
+        case, and one bad name should not sink a combined search); only when none is
+        available does the first one's status answer.
+        """
+        names = dict.fromkeys(n for n in unquote(subreddit).lower().split("+") if n)
+        first_blocked: tuple[int, str] | None = None
+        available = False
+        posts: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        with self._lock:
+            for name in names:
+                blocked = self._unavailable.get(name)
+                if blocked is None and name not in self._posts:
+                    blocked = (302, "missing")
+                if blocked is not None:
+                    first_blocked = first_blocked or blocked
+                    continue
+                available = True
+                fresh = [p for p in self._posts[name] if p["id"] not in seen]
+                seen.update(p["id"] for p in fresh)
+                posts.extend(fresh)
+        if available:
+            return posts, None
+        return [], first_blocked or (302, "missing")  # "/r/+/search" names nothing: missing
 
     def _comments_for(self, post_id: str, params: dict[str, str], headers: dict[str, str]) -> Reply:
         with self._lock:

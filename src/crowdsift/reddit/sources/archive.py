@@ -2,8 +2,9 @@
 
 Keyless and offline. Search emulates ``/r/{sub}/search?restrict_sr=1`` with FTS5 (see
 ``crowdsift.archive.search`` for the query, sort and cursor rules); comments come from the
-stored thread. Each thread gets its own read-only connection, because sqlite3 connections
-must not be shared by threads running queries at the same time.
+stored thread (``fetch_comment_tree`` reads all of it, so its tree is never a sample). Each
+OS thread gets its own read-only connection, because sqlite3 connections must not be shared
+by threads running queries at the same time.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from pathlib import Path
 from types import TracebackType
 
 from crowdsift.archive import db
-from crowdsift.archive.search import search_posts, top_level_comments
+from crowdsift.archive.search import search_posts, thread_comments, top_level_comments
 from crowdsift.config import SearchSort, SourceName, TimeFilter
 from crowdsift.errors import ArchiveError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
+from crowdsift.reddit.threads import comment_tree
 
 log = get_logger(__name__)
 
@@ -88,6 +90,19 @@ class ArchiveSource:
             return top_level_comments(self._connection(), post_id, limit=limit)
         except sqlite3.Error as exc:
             raise ArchiveError(f"reading comments from archive {self.path} failed: {exc}") from exc
+
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """Every stored comment of the post, built into a top-first tree and cut (no sample)."""
+        if limit < 1 or depth < 1:
+            return []
+        self._count(pages=0)
+        try:
+            comments = thread_comments(self._connection(), post_id)
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"reading comments from archive {self.path} failed: {exc}") from exc
+        return comment_tree(comments, post_id, limit=limit, depth=depth)
 
     def close(self) -> None:
         """Close every per-thread connection; later calls raise ArchiveError."""

@@ -35,6 +35,10 @@ How Reddit's search maps onto it:
   (``"1700000000:abc,def"``). The next request asks ``before=<ts + 1>`` and drops those IDs, so
   posts sharing a second across a page boundary are neither lost nor repeated.
 - Comments: top-level only (``parent_id=``), oldest first — the archive has no "best" order.
+- Comment trees: one ``link_id`` query without ``parent_id`` (every level), ``limit=100``, the
+  most one call returns, oldest first; ``crowdsift.reddit.threads.comment_tree`` then builds
+  the tree and orders siblings by score. A thread of more than 100 comments is therefore a
+  sample: its oldest 100, whose replies' parents are (being older) in it too.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from crowdsift.config import SearchSort, Settings, SourceName, TimeFilter
 from crowdsift.errors import HttpStatusError, ResponseError, TransportError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
+from crowdsift.reddit.threads import comment_tree
 from crowdsift.reddit.transport.http import HttpTransport, OwnsClient
 
 log = get_logger(__name__)
@@ -230,6 +235,26 @@ class ArcticShiftSource(OwnsClient):
             if cursor is None or cursor == previous:  # last page, or a server not advancing
                 break
         return comments[:limit]
+
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """The thread's oldest 100 comments as a tree (see the module notes), ``limit`` kept.
+
+        Always asks for 100, not ``limit``: the tree is cut by depth and ordered by score
+        afterwards, so a bigger sample gives better comments, and one call costs the same.
+        """
+        if limit < 1 or depth < 1:
+            return []
+        fullname = f"t3_{post_id.removeprefix('t3_')}"
+        params: dict[str, str | int | float] = {
+            "link_id": fullname,
+            "sort": "asc",
+            "limit": MAX_LIMIT,
+        }
+        items, _ = self._search(COMMENTS_PATH, params)
+        comments = [comment for item in items if (comment := _unwrap(item, "t1")) is not None]
+        return comment_tree(comments, fullname, limit=limit, depth=depth)
 
     # --- helpers ------------------------------------------------------------------------
 

@@ -66,6 +66,20 @@ class RedditSource(Protocol):
         """Top-level comments of one submission only, ``more`` stubs skipped, in thread order."""
         ...
 
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """The thread's comments ``depth`` levels deep (1 = top-level only), at most ``limit``.
+
+        For the sidecar's deep drill, where replies carry the specifics. Pre-order (a comment,
+        then its replies), siblings best first ("top"); ``more`` stubs, other threads' comments
+        and orphans (parent not returned) skipped. Every dict carries an int ``depth`` (0 =
+        top-level) and a prefixed ``parent_id`` (``t3_<post>``/``t1_<comment>``). ``post_id``
+        may carry ``t3_``; ``limit < 1`` or ``depth < 1`` gives ``[]``. Raises as
+        ``fetch_post_comments`` does. Built by ``crowdsift.reddit.threads``.
+        """
+        ...
+
     def close(self) -> None:
         """Release connections or files the source owns (not injected ones)."""
         ...

@@ -24,6 +24,7 @@ from crowdsift.errors import (
 )
 from crowdsift.log import get_logger, register_secrets
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
+from crowdsift.reddit.threads import flatten_listing
 from crowdsift.reddit.transport.auth import RedditOAuth
 from crowdsift.reddit.transport.http import HttpTransport, OwnsClient
 from crowdsift.reddit.transport.ratelimit import RateLimiter
@@ -115,24 +116,10 @@ class RedditApiSource(OwnsClient):
         if limit < 1:
             return []
         bare_id = post_id.removeprefix("t3_")
-        path = f"/comments/{bare_id}"
-        params: dict[str, str | int | float] = {
-            "limit": min(max(limit, 1), MAX_COMMENT_LIMIT),
-            "depth": 1,
-            "sort": "top",
-            "raw_json": 1,
-        }
-        body = self._get(path, params)
-        url = self.transport.display_url(path)
-        if not isinstance(body, list) or len(body) != 2:
-            raise ResponseError(
-                f"GET {url} did not answer with [post listing, comment listing] "
-                f"(got {type(body).__name__}); is REDDIT_API_BASE_URL a Reddit API?"
-            )
-        data = _listing_data(body[1], url)
+        children = self._comment_children(bare_id, {"limit": limit, "depth": 1})
         fullname = f"t3_{bare_id}"
         comments: list[RawThing] = []
-        for child in data["children"]:
+        for child in children:
             if not _is_kind(child, "t1"):
                 continue  # "more" stubs and anything else that is not a comment
             comment = child["data"]
@@ -142,7 +129,40 @@ class RedditApiSource(OwnsClient):
             comments.append(comment)
         return comments[:limit]
 
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """The thread ``depth`` levels deep in Reddit's own ``sort=top`` order, pre-order.
+
+        One request: Reddit nests replies itself and cuts the rest into ``more`` stubs, which
+        are skipped (following them costs one request each, and the drill's budget is time).
+        """
+        if limit < 1 or depth < 1:
+            return []
+        bare_id = post_id.removeprefix("t3_")
+        children = self._comment_children(bare_id, {"depth": depth, "limit": limit})
+        return flatten_listing(children, bare_id, limit=limit, depth=depth)
+
     # --- helpers ------------------------------------------------------------------------
+
+    def _comment_children(self, bare_id: str, params: dict[str, int]) -> list[Any]:
+        """The children of ``/comments/{id}``'s comment Listing (``sort=top``, limit capped)."""
+        path = f"/comments/{bare_id}"
+        query: dict[str, str | int | float] = {
+            **params,
+            "limit": min(max(params["limit"], 1), MAX_COMMENT_LIMIT),
+            "sort": "top",
+            "raw_json": 1,
+        }
+        body = self._get(path, query)
+        url = self.transport.display_url(path)
+        if not isinstance(body, list) or len(body) != 2:
+            raise ResponseError(
+                f"GET {url} did not answer with [post listing, comment listing] "
+                f"(got {type(body).__name__}); is REDDIT_API_BASE_URL a Reddit API?"
+            )
+        children: list[Any] = _listing_data(body[1], url)["children"]
+        return children
 
     def _get(self, path: str, params: dict[str, str | int | float]) -> Any:
         """GET through the transport; a 401 the token refresh could not fix names settings."""

@@ -1,0 +1,124 @@
+"""Scout strategies: targeted OR term, AI intent queries, sniper markers, timeless top/all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crowdsift.sidecar.config import SidecarConfig
+from crowdsift.sidecar.models import QueryAnalysis
+from crowdsift.sidecar.strategies import (
+    ai_intent,
+    build_queries,
+    or_term,
+    plan_queries,
+    quote_phrase,
+    sniper,
+    targeted,
+    timeless,
+)
+
+CONFIG = SidecarConfig(page_size=30, max_ai_queries=2)
+
+
+def _analysis(**overrides: Any) -> QueryAnalysis:
+    fields: dict[str, Any] = {
+        "question": "How do I set up Home Assistant on a Raspberry Pi?",
+        "language": "en",
+        "english_question": "How do I set up Home Assistant on a Raspberry Pi?",
+        "intent": "how_to",
+        "ai_mode": "none",
+        "temporal": "fast_moving",
+        "time_filter": "month",
+        "keywords": ["home assistant", "raspberry pi", "zigbee", "hass", "docker"],
+        "ai_queries": ["how to install home assistant", "home assistant pi setup", "third"],
+        "subreddits": ["homeassistant", "raspberry_pi"],
+    }
+    return QueryAnalysis(**{**fields, **overrides})
+
+
+def test_quote_phrase() -> None:
+    assert quote_phrase("home assistant") == '"home assistant"'
+    assert quote_phrase("proxmox") == "proxmox"
+    assert quote_phrase('say "hi"  there') == '"say hi there"'
+
+
+def test_or_term_quotes_phrases_and_takes_four_keywords() -> None:
+    assert or_term(["home assistant", "raspberry pi", "zigbee", "hass", "docker"]) == (
+        '"home assistant" OR "raspberry pi" OR zigbee OR hass'
+    )
+    assert or_term(["proxmox"]) == "proxmox"
+
+
+def test_targeted_is_one_combined_query() -> None:
+    [query] = targeted(_analysis(), CONFIG)
+    assert query.strategy == "targeted"
+    assert query.term == '"home assistant" OR "raspberry pi" OR zigbee OR hass'
+    assert query.subreddits == ["homeassistant", "raspberry_pi"]
+    assert (query.sort, query.time_filter, query.limit) == ("relevance", "month", 30)
+
+
+def test_ai_intent_one_query_each_capped() -> None:
+    queries = ai_intent(_analysis(), CONFIG)
+    assert [q.term for q in queries] == [
+        "how to install home assistant",
+        "home assistant pi setup",
+    ]
+    assert {(q.strategy, q.sort, q.time_filter) for q in queries} == {
+        ("ai_intent", "relevance", "month")
+    }
+    assert ai_intent(_analysis(ai_queries=[]), CONFIG) == []
+    assert ai_intent(_analysis(), SidecarConfig(max_ai_queries=0)) == []
+
+
+def test_sniper_adds_each_marker_to_the_core_phrase() -> None:
+    queries = sniper(_analysis(time_filter="all", temporal="evergreen"), CONFIG)
+    assert [q.term for q in queries] == [
+        '"home assistant" guide',
+        '"home assistant" tutorial',
+        '"home assistant" benchmark',
+    ]
+    assert {(q.strategy, q.sort, q.time_filter) for q in queries} == {
+        ("sniper", "relevance", "all")
+    }
+
+
+def test_timeless_is_top_of_all_time_even_for_fast_moving_topics() -> None:
+    [query] = timeless(_analysis(), CONFIG)
+    assert (query.strategy, query.term) == ("timeless", '"home assistant"')
+    assert (query.sort, query.time_filter) == ("top", "all")
+
+
+def test_build_queries_in_strategy_order() -> None:
+    queries = build_queries(_analysis(), CONFIG)
+    assert [q.strategy for q in queries] == [
+        "targeted",
+        "ai_intent",
+        "ai_intent",
+        "sniper",
+        "sniper",
+        "sniper",
+        "timeless",
+    ]
+    assert all(q.limit == 30 for q in queries)
+    assert all(q.subreddits == ["homeassistant", "raspberry_pi"] for q in queries)
+
+
+def test_exact_duplicates_run_once_and_keep_who_asked() -> None:
+    analysis = _analysis(
+        keywords=["proxmox"],
+        ai_queries=["Proxmox  Guide", "proxmox"],
+        time_filter="all",
+        temporal="evergreen",
+    )
+    plan = plan_queries(analysis, CONFIG)
+    keys = [(q.strategy, q.term, q.sort) for q in plan.queries]
+    assert keys == [
+        ("targeted", "proxmox", "relevance"),
+        ("ai_intent", "Proxmox  Guide", "relevance"),
+        ("sniper", "proxmox tutorial", "relevance"),
+        ("sniper", "proxmox benchmark", "relevance"),
+        ("timeless", "proxmox", "top"),  # same term, other sort: not a duplicate
+    ]
+    # the AI query "proxmox" folded into targeted; the sniper's "proxmox guide" into ai_intent
+    assert plan.also_by == {0: ["ai_intent"], 1: ["sniper"]}
+    assert build_queries(analysis, CONFIG) == plan.queries
