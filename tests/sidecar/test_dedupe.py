@@ -149,6 +149,19 @@ def test_different_titles_stay_apart() -> None:
     assert outcome.removed == 0
 
 
+def test_alike_titles_with_different_numbers_are_different_threads() -> None:
+    outcome = dedupe(
+        [
+            _candidate("a1", "Airflow vs Dagster for a small data team in 2023"),
+            _candidate("b2", "Airflow vs Dagster for a small data team in 2024"),
+            _candidate("c3", "Airflow vs Dagster for a small data team in 2024!"),
+        ],
+        title_similarity=SIMILARITY,
+    )
+    assert [c.post.id for c in outcome.kept] == ["a1", "b2"]
+    assert outcome.kept[1].duplicates == ["c3"]
+
+
 def test_threshold_is_honoured() -> None:
     pair = [
         _candidate("a1", "Proxmox cluster on three mini PCs"),

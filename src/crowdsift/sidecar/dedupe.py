@@ -86,6 +86,7 @@ _XPOST = re.compile(
     re.IGNORECASE,
 )
 _NON_WORD = re.compile(r"[\W_]+")
+_NUMBER = re.compile(r"\d+")
 
 
 def normalise_title(title: str) -> str:
@@ -140,8 +141,13 @@ def _union_by_title(
     scores = process.cdist(
         texts, texts, scorer=fuzz.token_sort_ratio, score_cutoff=threshold, workers=1
     )
+    numbers = [frozenset(_NUMBER.findall(text)) for text in texts]
     for a, b in np.argwhere(np.triu(scores >= threshold, k=1)):
-        groups.union(usable[int(a)], usable[int(b)])
+        # "Airflow vs Dagster in 2023" and "... in 2024" are different threads, not a repost
+        # (a number against none — "10 things" / "Ten things" — is still the same title)
+        first, second = numbers[int(a)], numbers[int(b)]
+        if not (first and second and first != second):
+            groups.union(usable[int(a)], usable[int(b)])
 
 
 def _merge(group: list[Candidate]) -> Candidate:
