@@ -79,6 +79,10 @@ def test_intent_precedence(question: str, intent: str) -> None:
     ("question", "options"),
     [
         ("Airflow vs Dagster in 2026", ["airflow", "dagster"]),
+        (
+            "Is the Plaud Note worth it compared to a phone recording app?",
+            ["plaud note", "phone recording app"],
+        ),
         ("Should I learn Rust or Go?", ["rust", "go"]),
         ("Is Home Assistant or openHAB better for Zigbee?", ["home assistant", "openhab"]),
         ("Airflow, Dagster or Prefect for a small team?", ["airflow", "dagster", "prefect"]),

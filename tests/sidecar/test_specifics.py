@@ -155,3 +155,13 @@ def test_option_pattern_matches_variants_as_whole_words() -> None:
     text = "Otter is fine, otter.ai too, otter ai as well, but otters swim and BigOtter2 no."
     assert pattern.findall(text) == ["Otter", "otter.ai", "otter ai"]
     assert option_pattern("Plaud Note").search("the plaud note pin") is not None
+
+
+def test_a_described_option_also_matches_its_head_word_unless_generic() -> None:
+    phone = option_pattern("phone recording app")
+    assert phone.search("My phone does this for free.")
+    assert phone.search("any phone recording app works")
+    assert not phone.search("I use a smartphone.")
+    home = option_pattern("home assistant")
+    assert home.search("Home Assistant runs my lights")
+    assert not home.search("I work from home.")

@@ -151,8 +151,11 @@ def _words(text: str) -> str:
 
 
 def _tail(text: str) -> str:
-    """Words after the last stop word or lead verb (at most ``MAX_OPTION_WORDS``)."""
+    """Words after the last stop word or lead verb (at most ``MAX_OPTION_WORDS``), trailing
+    stop words dropped first ("is the Plaud Note **worth it** compared to ..." → "plaud note")."""
     words = _tokens(text)
+    while words and words[-1] in STOPWORDS:
+        words.pop()
     start = max(
         (i + 1 for i, w in enumerate(words) if w in STOPWORDS or w in _LEAD_WORDS), default=0
     )

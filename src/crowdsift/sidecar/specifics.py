@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crowdsift.planner import product_variants
+from crowdsift.planner import STOPWORDS, product_variants
 
 # --- specifics: the concrete things a reader can act on ------------------------------------
 
@@ -270,11 +270,19 @@ def verdict(mentions: int, positive: int, negative: int) -> str:
 # --- option mentions ------------------------------------------------------------------------
 
 
+_GENERIC_HEAD_TEXT = "home smart open free cheap good best small large big mini pro new old"
+_GENERIC_HEADS = frozenset(_GENERIC_HEAD_TEXT.split())
+
+
 def option_pattern(option: str) -> re.Pattern[str]:
     """A case-insensitive whole-word pattern for an option and its spelling variants
-    ('Otter.ai' also matches 'otter ai' and 'Otter')."""
+    ('Otter.ai' also matches 'otter ai' and 'Otter'). A described option ("phone recording
+    app") also matches its head word ("phone") unless that word is generic ("home")."""
+    words = option.strip().lower().split()
+    head = [words[0]] if len(words) > 1 and len(words[0]) >= 4 else []
+    head = [w for w in head if w not in STOPWORDS and w not in _GENERIC_HEADS]
     variants = sorted(
-        {option.strip().lower(), *product_variants(option.strip())}, key=len, reverse=True
+        {option.strip().lower(), *product_variants(option.strip()), *head}, key=len, reverse=True
     )
     alternatives = "|".join(re.escape(v).replace(r"\ ", r"[\s.-]?") for v in variants if v)
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
