@@ -26,6 +26,7 @@ from crowdsift.experts.map import MapTask
 from crowdsift.reddit.sources.archive import ArchiveSource
 from crowdsift.reddit.sources.base import SearchPage
 from crowdsift.research import AskDeps, AskRun, ResearchResult, run_research
+from crowdsift.store import CommentStore
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 EXPERTS = ["desk_gear_weekly", "homelab_field_notes"]
@@ -50,6 +51,7 @@ def _research(
     source: Any = None,
     engine: Any = None,
     store: SqlExpertStore | None = None,
+    comments: CommentStore | None = None,
     **options: Any,
 ) -> AskRun:
     own = source is None and options.get("search_reddit", True)
@@ -60,6 +62,7 @@ def _research(
         source=source,
         candidates=subreddit_profiles(archive),
         expert_store=store,
+        store=comments,
     )
     try:
         return asyncio.run(run_research(QUESTION, deps, **options))
@@ -229,3 +232,20 @@ def test_reddit_only_with_an_llm_makes_four_calls(demo_archive: Path) -> None:
     assert result.usage.calls == 4 and result.usage.prompt_tokens == 400
     assert result.reddit_response is not None and result.reddit_response.usage.calls == 3
     assert result.status == "ok" and result.engine == "scripted"
+
+
+def test_drilled_comments_are_persisted_to_the_comment_store(
+    demo_archive: Path, tmp_path: Path
+) -> None:
+    store = CommentStore.from_url(f"sqlite:///{tmp_path / 'comments.db'}")
+    try:
+        run = _research(demo_archive, comments=store)
+        response = run.result.reddit_response
+        assert response is not None and response.comments_drilled > 0
+        assert store.count() == response.comments_drilled
+        first = run.evidence.posts[0]
+        assert {c.comment_id for c in store.for_post(first.id)} == {
+            c.comment_id for c in first.comments
+        }
+    finally:
+        store.close()

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime
+from uuid import uuid4
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -375,6 +377,7 @@ async def _ask_reddit(
             filters=FilterConfig.from_settings(settings),
             candidates=deps.candidates,
             progress=deps.progress,
+            store=deps.store,
         ),
         subreddits=subreddits,
     )
@@ -436,9 +439,6 @@ def _overall_status(
 
 
 def _empty_evidence(question: str) -> FetchResult:
-    from datetime import UTC, datetime
-    from uuid import uuid4
-
     return FetchResult(
         query=question, plan_id=uuid4(), search_terms=[question[:60] or "-"], subreddits=[],
         fetched_at=datetime.now(UTC),

@@ -86,12 +86,14 @@ def test_drill_depth_bounds_the_comment_tree(demo_archive: Path) -> None:
     deep = _run(demo_archive, drill_top=15, drill_depth=5)
     shallow = _run(demo_archive, drill_top=15, drill_depth=1)
 
+    deep_depths = [c.depth for t in deep.threads for c in t.comments]
+    assert max(deep_depths) >= 1 and max(deep_depths) <= 4  # the demo nests; depth 5 = 0..4
     assert shallow.response.comments_drilled < deep.response.comments_drilled
-    assert shallow.evidence is not None
-    # depth 1 = top-level comments only: every kept comment's parent is its post
-    for post in shallow.evidence.posts:
-        top_level = {c.comment_id for c in post.comments}
-        assert len(top_level) == len(post.comments)
+    for thread in shallow.threads:  # depth 1 = top-level comments only
+        assert all(c.depth == 0 and c.parent_id == f"t3_{thread.post.id}" for c in thread.comments)
+        assert [c.comment_id for c in thread.post.comments] == [
+            c.comment_id for c in thread.comments
+        ]
 
 
 class _Hybrid:

@@ -61,20 +61,20 @@ async def drill(
                 post=candidate.post, rank=rank, error=f"comments of {rank.url}: {exc}"
             )
             return
-        comments = thread_comments(candidate, raw, filters=filters, fetched_at=clock())
-        post = candidate.post.model_copy(
-            update={"comments": _as_comments(candidate, comments, clock())}
-        )
+        accepted, comments = screen_thread(candidate, raw, filters=filters, fetched_at=clock())
+        post = candidate.post.model_copy(update={"comments": accepted})
         sink[rank.post_id] = DrilledThread(post=post, rank=rank, comments=comments)
 
     await asyncio.gather(*(one(rank) for rank in ranked))
     return [sink[rank.post_id] for rank in ranked if rank.post_id in sink]
 
 
-def thread_comments(
+def screen_thread(
     candidate: Candidate, raw: Sequence[RawThing], *, filters: FilterConfig, fetched_at: datetime
-) -> list[ThreadComment]:
-    """Pure: screened comments in thread order, with depth, parent, date and permalink.
+) -> tuple[list[Comment], list[ThreadComment]]:
+    """Pure: the screened comments, in thread order, as the plain ``Comment`` records nested in
+    the evidence post (all depths: the summarizer reads them as the thread's discussion) and,
+    beside each, its place in the tree (depth, parent), date and permalink.
 
     A reply whose parent was rejected (deleted, too short) is kept: it was said in this thread,
     and its permalink still leads to it.
@@ -84,10 +84,10 @@ def thread_comments(
         post.id, raw, config=filters, source=post.source, fetched_at=fetched_at
     )
     by_id = {raw_id(item): item for item in raw}
-    result = []
+    threaded = []
     for comment in accepted:
         item = by_id[comment.comment_id]
-        result.append(
+        threaded.append(
             ThreadComment(
                 comment_id=comment.comment_id,
                 post_id=post.id,
@@ -100,22 +100,4 @@ def thread_comments(
                 permalink=comment_permalink(post.url, comment.comment_id),
             )
         )
-    return result
-
-
-def _as_comments(
-    candidate: Candidate, comments: Sequence[ThreadComment], fetched_at: datetime
-) -> list[Comment]:
-    """The drilled comments as plain ``Comment`` records nested in the evidence post (all depths:
-    the summarizer reads them as the thread's discussion)."""
-    return [
-        Comment(
-            comment_id=c.comment_id,
-            post_id=c.post_id,
-            body=c.body,
-            comment_karma=c.score,
-            source=candidate.post.source,
-            fetched_at=fetched_at,
-        )
-        for c in comments
-    ]
+    return accepted, threaded

@@ -45,6 +45,7 @@ from crowdsift.sidecar.runner import SourceRunner
 from crowdsift.sidecar.scout import ScoutOutcome, scout
 from crowdsift.sidecar.strategies import build_queries
 from crowdsift.sidecar.synthesis import synthesize
+from crowdsift.store import CommentStore
 
 log = get_logger(__name__)
 
@@ -70,6 +71,8 @@ class SidecarDeps:
     candidates: Sequence[SubredditProfile] = ()
     clock: Callable[[], datetime] = _utc_now
     progress: Progress = _quiet
+    store: CommentStore | None = None
+    """Where drilled comments are persisted (``ask --store``), as ``crowdsift fetch`` does."""
 
 
 @dataclass
@@ -80,6 +83,7 @@ class SidecarRun:
     evidence: FetchResult | None
     plan: SearchPlan | None
     scout: ScoutOutcome | None
+    threads: list[DrilledThread] = field(default_factory=list)
 
 
 @dataclass
@@ -193,6 +197,8 @@ async def _stages(
             sink=state.drilled,
         )
         state.errors += [t.error for t in threads if t.error]
+        if deps.store is not None:
+            deps.store.upsert(c for t in threads for c in t.post.comments)
 
     with _Timed(state, "synthesize"):
         deps.progress("synthesize", f"synthesising {len(threads)} threads")
@@ -245,7 +251,9 @@ def _finish(question: str, deps: SidecarDeps, engine: CountingEngine, state: _St
         ranked=len(response.ranked), drilled=response.threads_drilled,
         timed_out=response.timed_out,
     )  # fmt: skip
-    return SidecarRun(response=response, evidence=evidence, plan=plan, scout=state.scout)
+    return SidecarRun(
+        response=response, evidence=evidence, plan=plan, scout=state.scout, threads=threads
+    )
 
 
 def _status(state: _State) -> SidecarStatus:
