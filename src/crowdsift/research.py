@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import UTC, datetime
-from uuid import uuid4
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal
+from uuid import uuid4
 
 from pydantic import BaseModel, Field
 
