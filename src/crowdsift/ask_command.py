@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from crowdsift.config import Settings, SourceName
+from crowdsift.engines.base import Engine
 from crowdsift.engines.factory import EngineChoice, build_engine
 from crowdsift.evaluation import EvalCase, EvalReport, load_cases, run_cases
 from crowdsift.planner import SubredditProfile
@@ -23,6 +24,7 @@ from crowdsift.research import (
     DEFAULT_SUBREDDITS,
     AskDeps,
     AskRun,
+    Progress,
     ResearchResult,
     ask,
     run_research,
@@ -39,11 +41,15 @@ async def research_deps(
     engine: EngineChoice | None = None,
     archive: Path | None = None,
     persist: bool = True,
-    progress: bool = False,
+    progress: bool | Progress = False,
     experts: Sequence[str] = (),
     search_reddit: bool = True,
+    shared_engine: Engine | None = None,
 ) -> AsyncIterator[AskDeps]:
     """Build engine, source, stores and subreddit candidates; release them all afterwards.
+
+    ``shared_engine`` (a long-lived service's local engine) is used instead of building one,
+    and is left open.
 
     The Reddit source is built only when Reddit is searched and the expert store only when
     experts are asked (bundled demo experts are imported on first use; unknown ids fail here,
@@ -55,7 +61,9 @@ async def research_deps(
         if search_reddit:
             built = build_source(settings, source, archive=archive)
             stack.callback(built.source.close)
-            if built.notice:
+            if built.notice and callable(progress):
+                progress("source", built.notice)
+            elif built.notice:
                 print(f"note: {built.notice}", file=sys.stderr)
             reddit = built.source
             candidates = _candidates(reddit)
@@ -71,7 +79,7 @@ async def research_deps(
         if persist and search_reddit:
             comment_store = CommentStore.from_url(settings.resolved_database_url)
             stack.callback(comment_store.close)
-        chosen_engine = build_engine(settings, engine)
+        chosen_engine = shared_engine or build_engine(settings, engine)
         try:
             yield AskDeps(
                 settings=settings,
@@ -79,11 +87,12 @@ async def research_deps(
                 source=reddit,
                 store=comment_store,
                 candidates=candidates,
-                progress=_print_progress if progress else (lambda stage, message: None),
+                progress=_progress_sink(progress),
                 expert_store=expert_store,
             )
         finally:
-            await chosen_engine.aclose()
+            if shared_engine is None:
+                await chosen_engine.aclose()
 
 
 def _candidates(source: RedditSource) -> tuple[SubredditProfile, ...]:
@@ -154,6 +163,13 @@ def run_eval(
             )
 
     return asyncio.run(_run())
+
+
+def _progress_sink(progress: bool | Progress) -> Progress:
+    """True prints to stderr, a callable receives the events, False drops them."""
+    if callable(progress):
+        return progress
+    return _print_progress if progress else (lambda stage, message: None)
 
 
 def _print_progress(stage: str, message: str) -> None:

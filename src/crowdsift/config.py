@@ -100,7 +100,7 @@ class Settings(BaseSettings):
         default_factory=list, validation_alias=_env("CROWDSIFT_NEGATIVE_KEYWORDS")
     )
 
-    @field_validator("negative_keywords", mode="before")
+    @field_validator("negative_keywords", "cors_origins", mode="before")
     @classmethod
     def _split_keywords(cls, value: object) -> object:
         """Accept "a,b,c" from the environment as well as a list from code."""
@@ -189,6 +189,60 @@ class Settings(BaseSettings):
     max_comment_chars: int = Field(300, ge=30, validation_alias=_env("CROWDSIFT_MAX_COMMENT_CHARS"))
     min_evidence_posts: int = Field(3, ge=0, validation_alias=_env("CROWDSIFT_MIN_EVIDENCE_POSTS"))
 
+    # --- Service: HTTP API, jobs, workers, response cache ------------------------------------
+    api_key: SecretStr | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_API_KEY"),
+        description="when set, every route but /healthz needs 'Authorization: Bearer <key>'",
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        validation_alias=_env("CROWDSIFT_CORS_ORIGINS"),
+        description="comma-separated origins allowed by CORS ('*' for any); empty = none",
+    )
+    job_workers: int = Field(
+        2,
+        ge=1,
+        le=32,
+        validation_alias=_env("CROWDSIFT_JOB_WORKERS"),
+        description="research jobs run at once in the embedded (in-process) pool",
+    )
+    job_stale_after: float = Field(
+        60.0,
+        gt=0,
+        validation_alias=_env("CROWDSIFT_JOB_STALE_AFTER"),
+        description="seconds without a heartbeat before a running job counts as abandoned",
+    )
+    job_max_attempts: int = Field(
+        2,
+        ge=1,
+        le=10,
+        validation_alias=_env("CROWDSIFT_JOB_MAX_ATTEMPTS"),
+        description="runs of one job (first + retries) before an abandoned job is marked failed",
+    )
+    broker_url: str | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_BROKER_URL"),
+        description="redis://host:port/db: send research jobs to Celery workers",
+    )
+    worker_queue: str = Field(
+        "crowdsift",
+        min_length=1,
+        validation_alias=_env("CROWDSIFT_WORKER_QUEUE"),
+        description="the Celery queue research jobs go to",
+    )
+    cache_url: str | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_CACHE_URL"),
+        description="response cache: redis://… or sqlite:///path; unset = SQLite in the data dir",
+    )
+    cache_ttl: float = Field(
+        3600.0,
+        ge=0,
+        validation_alias=_env("CROWDSIFT_CACHE_TTL"),
+        description="seconds a cached Reddit/Arctic Shift response is reused; 0 turns it off",
+    )
+
     def model_for(self, phase: str) -> str:
         """The model configured for an engine phase (MODEL_*; plan uses MODEL_ANALYSIS)."""
         name = {"plan": "analysis", "filter": "filter", "synthesis": "synthesis"}.get(phase, phase)
@@ -221,7 +275,12 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every secret currently set, so logs and outputs can redact them."""
-        secrets = [self.reddit_client_secret, self.reddit_password, self.llm_api_key]
+        secrets = [
+            self.reddit_client_secret,
+            self.reddit_password,
+            self.llm_api_key,
+            self.api_key,
+        ]
         values = [s.get_secret_value() for s in secrets if s is not None]
         return [v for v in values if len(v) >= 4]
 

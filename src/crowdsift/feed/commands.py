@@ -150,14 +150,19 @@ def run_feed(
 ) -> list[Post]:
     """One feed from the index; an empty index is a CrowdsiftError that says what to run."""
     retriever = open_retriever(settings, feed_size=size, mode=mode, seed=seed)
-    return _feed_or_explain(retriever, interests, mode)
+    return feed_or_explain(retriever, interests, mode)
 
 
-def _feed_or_explain(
-    retriever: FeedRetriever, interests: list[str] | None, mode: FeedMode
+def feed_or_explain(
+    retriever: FeedRetriever,
+    interests: list[str] | None,
+    mode: FeedMode,
+    *,
+    size: int | None = None,
 ) -> list[Post]:
+    """``get_feed``, with an empty index turned into an error that says what to run."""
     try:
-        return retriever.get_feed(interests, mode)
+        return retriever.get_feed(interests, mode, size=size)
     except RuntimeError as exc:
         raise EmptyIndexError(
             f"{exc}: the feed index has no posts yet; run `crowdsift index` (the bundled demo "
@@ -187,7 +192,7 @@ async def run_simulate(
             embedding_function=_shared_embedding_function(settings, engine),
         )
         if retriever.count() == 0:
-            _feed_or_explain(retriever, None, "random")
+            feed_or_explain(retriever, None, "random")
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w", encoding="utf-8") as sink:
 

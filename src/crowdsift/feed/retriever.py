@@ -73,8 +73,7 @@ class FeedRetriever:
         with the offline MiniLM embedder). ``rng`` makes random feeds reproducible. ``slots``
         is the sidecar collection of the slot table (see ``crowdsift.feed.slots``); without
         it random feeds find slots with a metadata filter, which is correct but slower."""
-        if not isinstance(feed_size, int) or not MIN_FEED_SIZE <= feed_size <= MAX_FEED_SIZE:
-            raise ValueError("feed_size must be between 1 and 20")
+        _check_size(feed_size)
         _check_mode(default_mode)
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -183,18 +182,22 @@ class FeedRetriever:
         self,
         interests: list[str] | None = None,
         mode: FeedMode | None = None,
+        *,
+        size: int | None = None,
     ) -> list[Post]:
         """Up to ``feed_size`` posts: the most similar to ``interests`` first (preference), or a
-        uniform random sample (random; ``interests`` ignored).
+        uniform random sample (random; ``interests`` ignored). ``size`` overrides ``feed_size``
+        for this call, so one long-lived retriever serves requests of any size.
 
         Raises ``ValueError`` for missing/empty interests in preference mode or an unknown mode,
         ``RuntimeError("Collection is empty")`` when nothing is indexed.
         """
         chosen = self._default_mode if mode is None else _check_mode(mode)
+        wanted = self._feed_size if size is None else _check_size(size)
         if chosen == "preference":
             query = _query_text(interests)
-            return self._preference(query, self._nonempty_count())
-        return self._random()
+            return self._preference(query, self._nonempty_count(), wanted)
+        return self._random(wanted)
 
     def _nonempty_count(self) -> int:
         total = self._collection.count()
@@ -202,20 +205,20 @@ class FeedRetriever:
             raise RuntimeError("Collection is empty")
         return total
 
-    def _preference(self, query: str, total: int) -> list[Post]:
+    def _preference(self, query: str, total: int, size: int) -> list[Post]:
         results = self._collection.query(
             query_texts=[query],
-            n_results=min(self._feed_size, total),
+            n_results=min(size, total),
             include=["documents", "metadatas"],
         )
         metadatas = (results["metadatas"] or [[]])[0]
         return _to_posts(results["ids"][0], metadatas)
 
-    def _random(self) -> list[Post]:
+    def _random(self, size: int) -> list[Post]:
         space = self._slot_space()
         if space == 0:
-            return self._random_by_scan(min(self._feed_size, self._nonempty_count()))
-        wanted = min(self._feed_size, space)
+            return self._random_by_scan(min(size, self._nonempty_count()))
+        wanted = min(size, space)
         slots = self._rng.sample(range(space), wanted)
         found = self._posts_in_slots(slots)
         tried = set(slots)
@@ -232,7 +235,7 @@ class FeedRetriever:
             total = self._nonempty_count()
             if len(found) < min(wanted, total):
                 log.warning("feed_slots_missing", wanted=wanted, found=len(found), slots=space)
-                return self._random_by_scan(min(self._feed_size, total))
+                return self._random_by_scan(min(size, total))
         return found[:wanted]
 
     def _posts_in_slots(self, slots: list[int]) -> list[Post]:
@@ -280,6 +283,12 @@ class FeedRetriever:
             if not ids:
                 return
             self._collection.delete(ids=ids)
+
+
+def _check_size(size: object) -> int:
+    if not isinstance(size, int) or not MIN_FEED_SIZE <= size <= MAX_FEED_SIZE:
+        raise ValueError(f"feed_size must be between {MIN_FEED_SIZE} and {MAX_FEED_SIZE}")
+    return size
 
 
 def _check_mode(mode: object) -> FeedMode:

@@ -28,9 +28,10 @@ class SearchPage:
 class SourceStats:
     """Counters a source keeps about its own traffic, for the fetch report."""
 
-    requests: int = 0
+    requests: int = 0  # sent upstream (cache hits are not requests)
     retries: int = 0
     pages: int = 0
+    cache_hits: int = 0  # GETs answered by the shared response cache
     extra: dict[str, int] = field(default_factory=dict)
 
 

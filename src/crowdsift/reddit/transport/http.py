@@ -11,6 +11,12 @@ log one ``http_request`` event, then decide:
 
 When retries run out the last failure becomes a ``TransportError`` naming the URL (never its
 query string, which may hold secrets) and the last status.
+
+With a response cache (``cache.py``) a GET is looked up first: a hit returns the stored body
+without touching the rate limiter, the retry budget or the network (so a repeated question
+spends no quota). Only a 2xx answer whose JSON parsed is stored, and never a 2xx that is an
+API error envelope (``{"error": ...}``, as Arctic Shift sends for a query timeout): caching a
+transient failure would repeat it for the whole TTL.
 """
 
 from __future__ import annotations
@@ -28,6 +34,17 @@ from crowdsift.config import Settings
 from crowdsift.errors import HttpStatusError, TransportError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import SourceStats
+from crowdsift.reddit.transport.auth import RedditOAuth
+from crowdsift.reddit.transport.cache import (
+    FROM_SETTINGS,
+    FailSafeCache,
+    FromSettings,
+    ResponseCache,
+    cache_key,
+    fail_safe,
+    is_cacheable,
+    open_response_cache,
+)
 from crowdsift.reddit.transport.ratelimit import RateLimiter
 from crowdsift.reddit.transport.retry import (
     RetryableResponse,
@@ -66,6 +83,14 @@ def _parse_json(response: httpx.Response) -> Any:
         raise ValueError(str(exc)) from exc
 
 
+def _cache_identity(client: httpx.Client) -> str | None:
+    """Whose eyes a request reads through: a password grant sees what that user may see."""
+    auth = client.auth if isinstance(client.auth, RedditOAuth) else None
+    if auth is not None and auth.grant_type == "password":
+        return f"{auth.client_id}:{auth.username}"
+    return None
+
+
 def _json_or_none(response: httpx.Response) -> Any:
     """Error bodies are JSON from Reddit, HTML from a proxy or a 429 page: never crash on them."""
     try:
@@ -87,7 +112,10 @@ class HttpTransport:
         budget: RetryBudget | None = None,
         rate_limiter: RateLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        cache: ResponseCache | None = None,
+        cache_ttl: float = 3600.0,
     ) -> None:
+        """``cache`` belongs to the caller (closed by whoever opened it); ``cache_ttl`` 0 = off."""
         self.client = client
         self.source = source
         self.policy = RetryPolicy(max_retries=max_retries, max_retry_wait=max_retry_wait)
@@ -96,6 +124,12 @@ class HttpTransport:
         self.stats = SourceStats()
         self._sleep = sleep
         self._stats_lock = threading.Lock()
+        self.cache: FailSafeCache | None = (
+            fail_safe(cache) if cache is not None and cache_ttl > 0 else None
+        )
+        self.cache_ttl = cache_ttl
+        self._cache_identity = _cache_identity(client)
+        self._owned_cache: ResponseCache | None = None
 
     @classmethod
     def from_settings(
@@ -106,9 +140,15 @@ class HttpTransport:
         source: str,
         rate_limiter: RateLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        cache: ResponseCache | FromSettings | None = FROM_SETTINGS,
     ) -> HttpTransport:
-        """The transport every API source uses: retries, wait cap and budget from settings."""
-        return cls(
+        """The transport every API source uses: retries, wait cap, budget and cache from settings.
+
+        By default the response cache is opened from settings (and closed by ``close``); pass
+        a cache to share one (the caller closes it), or None to run uncached.
+        """
+        opened = open_response_cache(settings) if cache is FROM_SETTINGS else None
+        transport = cls(
             client,
             source=source,
             max_retries=settings.max_retries,
@@ -116,7 +156,11 @@ class HttpTransport:
             budget=RetryBudget(settings.retry_budget),
             rate_limiter=rate_limiter,
             sleep=sleep,
+            cache=opened if cache is FROM_SETTINGS else cache,
+            cache_ttl=settings.cache_ttl,
         )
+        transport._owned_cache = opened
+        return transport
 
     # --- public -------------------------------------------------------------------------
 
@@ -128,12 +172,17 @@ class HttpTransport:
         raises (AuthError).
         """
         display = self.display_url(url)
+        key = self._cache_key(url, params)
+        if key is not None and self.cache is not None:
+            hit, body = self._cached(self.cache, key, display, params)
+            if hit:
+                return body
         attempt = 0
 
         def once() -> Any:
             nonlocal attempt
             attempt += 1
-            return self._attempt(url, display, params, attempt)
+            return self._attempt(url, display, params, attempt, key)
 
         retrying = self.policy.retrying(sleep=self._sleep, before_sleep=self._before_retry(display))
         try:
@@ -159,6 +208,12 @@ class HttpTransport:
         with self._stats_lock:
             self.stats.pages += 1
 
+    def close(self) -> None:
+        """Close the response cache if ``from_settings`` opened it (an injected one stays open)."""
+        if self._owned_cache is not None:
+            self._owned_cache.close()
+            self._owned_cache = None
+
     def display_url(self, url: str) -> str:
         """The absolute URL without its query string: safe for messages and logs."""
         target = httpx.URL(url)
@@ -167,9 +222,37 @@ class HttpTransport:
             target = httpx.URL(base + "/" + url.lstrip("/"))
         return str(target.copy_with(query=None, fragment=None))
 
+    # --- the response cache -------------------------------------------------------------
+
+    def _cache_key(self, url: str, params: Params | None) -> str | None:
+        if self.cache is None:
+            return None
+        base = str(self.client.base_url)
+        return cache_key(self.source, base, url, params, identity=self._cache_identity)
+
+    def _cached(
+        self, cache: ResponseCache, key: str, display: str, params: Params | None
+    ) -> tuple[bool, Any]:
+        """(True, body) for a usable cached body; (False, None) for a miss or a damaged entry."""
+        raw = cache.get(key)
+        if raw is None:
+            return False, None
+        try:
+            body = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            log.debug("http_cache_damaged", source=self.source, url=display)
+            return False, None
+        with self._stats_lock:
+            self.stats.cache_hits += 1
+        path = httpx.URL(display).path
+        log.info("http_cache_hit", source=self.source, path=path, params=safe_params(params))
+        return True, body
+
     # --- one attempt --------------------------------------------------------------------
 
-    def _attempt(self, url: str, display: str, params: Params | None, attempt: int) -> Any:
+    def _attempt(
+        self, url: str, display: str, params: Params | None, attempt: int, key: str | None
+    ) -> Any:
         if self.rate_limiter is not None:
             self.rate_limiter.delay()
         with self._stats_lock:
@@ -189,7 +272,10 @@ class HttpTransport:
         if self.rate_limiter is not None:
             self.rate_limiter.update(response.headers)
         self._log(display, params, response.status_code, started, attempt)
-        return self._interpret(response, display)
+        body = self._interpret(response, display)
+        if key is not None and self.cache is not None and is_cacheable(body):
+            self.cache.set(key, response.content, self.cache_ttl)
+        return body
 
     def _interpret(self, response: httpx.Response, display: str) -> Any:
         status = response.status_code
@@ -283,16 +369,19 @@ class HttpTransport:
 class OwnsClient:
     """Mixin for API sources: close the HTTP client only if the source built it itself.
 
-    An injected client belongs to the caller (tests, shared pools) and is left open.
+    An injected client belongs to the caller (tests, shared pools) and is left open. The
+    transport's own resources (a response cache it opened from settings) are always released.
     """
 
+    transport: HttpTransport
     _owned_client: httpx.Client | None = None
 
     def _own(self, client: httpx.Client, *, built_here: bool) -> None:
         self._owned_client = client if built_here else None
 
     def close(self) -> None:
-        """Close the HTTP client only if ``from_settings`` built it."""
+        """Close the transport's cache, and the HTTP client only if ``from_settings`` built it."""
+        self.transport.close()
         if self._owned_client is not None:
             self._owned_client.close()
             self._owned_client = None
