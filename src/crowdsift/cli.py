@@ -305,6 +305,51 @@ def evaluate(
 
 
 @app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Interface to bind (0.0.0.0 exposes it to the network).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535)] = 8000,
+) -> None:
+    """Run the HTTP API and the web page (jobs run in-process unless CROWDSIFT_BROKER_URL)."""
+    from crowdsift.api.server import run_server
+
+    with _exit_codes():
+        run_server(get_settings(), host=host, port=port)
+
+
+@app.command()
+def worker(
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", "-c", min=1, help="Jobs at once (CROWDSIFT_JOB_WORKERS)."),
+    ] = None,
+) -> None:
+    """Run a Celery worker for research jobs (needs CROWDSIFT_BROKER_URL)."""
+    from crowdsift.jobs.celery_app import run_worker
+
+    with _exit_codes():
+        run_worker(get_settings(), concurrency=concurrency)
+
+
+@app.command("mcp")
+def mcp_command(
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")
+    ] = False,
+    host: Annotated[str, typer.Option("--host", help="With --http: interface to bind.")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535)] = 8765,
+) -> None:
+    """Run the MCP server (tools: research, fetch, feed, list_experts) for AI assistants."""
+    from crowdsift.mcp_server import run_mcp
+
+    with _exit_codes():
+        run_mcp(get_settings(), http=http, host=host, port=port)
+
+
+@app.command()
 def schema(
     model: Annotated[
         str | None, typer.Argument(help=f"One of {', '.join(SCHEMA_NAMES)}; all if omitted.")

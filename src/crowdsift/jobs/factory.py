@@ -1,0 +1,37 @@
+"""Build the job service from settings: Celery with ``CROWDSIFT_BROKER_URL``, else in-process."""
+
+from __future__ import annotations
+
+from crowdsift.config import Settings
+from crowdsift.jobs.execute import ResearchFn
+from crowdsift.jobs.service import Dispatcher, EmbeddedDispatcher, JobService
+from crowdsift.jobs.store import JobStore
+
+
+def heartbeat_every(settings: Settings) -> float:
+    """Four heartbeats per stale period: one lost write never makes a live job look dead."""
+    return settings.job_stale_after / 4
+
+
+def build_job_service(settings: Settings, research: ResearchFn | None = None) -> JobService:
+    """The store in the configured database and the configured dispatcher (not yet started)."""
+    store = JobStore.from_url(settings.resolved_database_url)
+    dispatcher: Dispatcher
+    if settings.broker_url:
+        from crowdsift.jobs.celery_app import CeleryDispatcher
+
+        dispatcher = CeleryDispatcher(settings)
+    else:
+        if research is None:
+            from crowdsift.service import ResearchService
+
+            research = ResearchService(settings)
+        dispatcher = EmbeddedDispatcher(
+            store, research, workers=settings.job_workers, heartbeat_every=heartbeat_every(settings)
+        )
+    return JobService(
+        store,
+        dispatcher,
+        stale_after=settings.job_stale_after,
+        max_attempts=settings.job_max_attempts,
+    )
