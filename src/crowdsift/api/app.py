@@ -1,0 +1,106 @@
+"""``create_app(settings)``: the FastAPI application behind ``crowdsift serve``.
+
+Routes live in ``api/routes/<resource>.py`` and take everything through ``api/deps.py``; the
+lifespan builds the long-lived pieces (job service with its reaper, feed retriever) once and
+closes them on shutdown. Pass ``state`` to run the app over pieces of your own (tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+
+from crowdsift import __version__
+from crowdsift.api import errors
+from crowdsift.api.deps import ServiceState, require_api_key
+from crowdsift.api.routes import experts, feed, fetch, health, research, web
+from crowdsift.config import Settings, get_settings
+from crowdsift.log import register_secrets
+
+MAX_BODY_BYTES = 64 * 1024
+
+_DESCRIPTION = """\
+Answers a question with what real communities said about it — Reddit threads and expert
+channel archives — filtered for trust and relevance, every claim linked to its source.
+
+Start a research job with `POST /api/research`, then poll `GET /api/research/{id}` or stream
+`GET /api/research/{id}/events`. With `CROWDSIFT_API_KEY` set on the server, send
+`Authorization: Bearer <key>` on every route but `/healthz`.
+"""
+
+
+def default_state(settings: Settings) -> ServiceState:
+    """The real pieces, from settings."""
+    from crowdsift import service
+    from crowdsift.jobs.factory import build_job_service
+
+    return ServiceState(
+        settings=settings,
+        jobs=build_job_service(settings),
+        feed=service.FeedService(settings),
+        fetch=lambda plan: service.fetch(settings, plan)[0],
+        experts=lambda: service.list_experts(settings),
+    )
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    state: ServiceState | None = None,
+    reap_every: float | None = None,
+) -> FastAPI:
+    """The app; its job service starts (reaper, resumed jobs) when the app starts serving."""
+    settings = settings or (state.settings if state else get_settings())
+    register_secrets(settings.secret_values())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        current = state or default_state(settings)
+        app.state.crowdsift = current
+        current.jobs.start(reap_every=reap_every)
+        try:
+            yield
+        finally:
+            current.jobs.close()
+
+    app = FastAPI(
+        title="crowdsift",
+        version=__version__,
+        description=_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    _limit_body(app)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+        )
+    guarded = [Depends(require_api_key)]
+    for module in (research, fetch, feed, experts):
+        app.include_router(module.router, dependencies=guarded)
+    app.include_router(health.router)
+    app.include_router(web.router)
+    app.mount("/static", StaticFiles(directory=web.static_dir()), name="static")
+    return app
+
+
+def _limit_body(app: FastAPI) -> None:
+    """Refuse bodies over ``MAX_BODY_BYTES`` before reading them (a question is < 2 kB)."""
+
+    @app.middleware("http")
+    async def limit(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return errors.error_response(
+                413, "too_large", f"request body over {MAX_BODY_BYTES:,} bytes; send less"
+            )
+        return await call_next(request)

@@ -1,0 +1,1 @@
+"""One module per resource: research jobs, fetch, feed, experts, health, the web page."""
