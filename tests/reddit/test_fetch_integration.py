@@ -64,6 +64,7 @@ def make_source(server: RedditProtocolServer, sleeps: Sleeps) -> RedditApiSource
         reddit_api_base_url=server.base_url,
         reddit_auth_url=server.auth_url,
         page_size=5,
+        cache_ttl=0,  # repeated runs must reach the server (faults, request counts)
     )
     return RedditApiSource.from_settings(settings, sleep=sleeps.sleep, clock=sleeps.clock)
 

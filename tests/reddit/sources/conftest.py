@@ -49,6 +49,7 @@ def reddit_api_settings(reddit_api_server: RedditProtocolServer) -> Settings:
         reddit_auth_url=reddit_api_server.auth_url,
         max_retries=3,
         retry_budget=10,
+        cache_ttl=0,  # these tests count upstream requests; the response cache has its own
     )
 
 

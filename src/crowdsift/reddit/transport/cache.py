@@ -47,6 +47,7 @@ _KEY_VERSION = 1  # bump when the key material changes, so old entries are simpl
 _PRUNE_EVERY = 256
 _SQLITE_BUSY_TIMEOUT = 10.0
 _REDIS_TIMEOUT = 2.0
+_FAILURE_COOLDOWN = 30.0
 _WHAT_TO_DO = (
     "Fetching continues without the response cache. Fix CROWDSIFT_CACHE_URL (or the data "
     "directory's permissions), or set CROWDSIFT_CACHE_TTL=0 to turn the cache off."
@@ -291,24 +292,41 @@ class RedisResponseCache:
 
 
 class FailSafeCache:
-    """A cache whose every failure is a miss: one warning, then the fetch goes upstream."""
+    """A cache whose every failure is a miss: one warning, then the fetch goes upstream.
 
-    def __init__(self, inner: ResponseCache) -> None:
+    After a failure the cache is left alone for ``cooldown`` seconds, so a Redis that went
+    away costs one connection attempt per cooldown, not two per request.
+    """
+
+    def __init__(
+        self,
+        inner: ResponseCache,
+        *,
+        cooldown: float = _FAILURE_COOLDOWN,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.inner = inner
+        self.cooldown = cooldown
+        self._clock = clock
+        self._resume_at = float("-inf")
         self._warned = False
 
     def get(self, key: str) -> bytes | None:
+        if self._clock() < self._resume_at:
+            return None
         try:
             return self.inner.get(key)
         except Exception as exc:  # a cache must never fail a fetch
-            self._warn("get", exc)
+            self._failed("get", exc)
             return None
 
     def set(self, key: str, value: bytes, ttl: float) -> None:
+        if self._clock() < self._resume_at:
+            return
         try:
             self.inner.set(key, value, ttl)
         except Exception as exc:  # a cache must never fail a fetch
-            self._warn("set", exc)
+            self._failed("set", exc)
 
     def close(self) -> None:
         try:
@@ -316,16 +334,22 @@ class FailSafeCache:
         except Exception as exc:  # closing an already broken cache is not news
             log.debug("response_cache_close_failed", cache=repr(self.inner), error=repr(exc))
 
-    def _warn(self, operation: str, exc: Exception) -> None:
+    def _failed(self, operation: str, exc: Exception) -> None:
+        self._resume_at = self._clock() + self.cooldown
+        fields = {
+            "cache": repr(self.inner),
+            "operation": operation,
+            "error": f"{type(exc).__name__}: {exc}",
+        }
         if self._warned:
+            log.debug("response_cache_failed", **fields)
             return
         self._warned = True
         log.warning(
             "response_cache_failed",
-            cache=repr(self.inner),
-            operation=operation,
-            error=f"{type(exc).__name__}: {exc}",
-            hint="requests go upstream while the cache fails; further failures are not logged",
+            **fields,
+            hint=f"requests go upstream; the cache is tried again every {self.cooldown:g} s "
+            "and further failures are logged at debug level",
         )
 
 
