@@ -174,7 +174,8 @@ def _print_report(report: FetchReport) -> None:
         ", ".join(f"{k.value}={v}" for k, v in sorted(report.comment_rejections.items())) or "-"
     )
     lines = [
-        f"source {report.source}: {report.requests} requests, {report.retries} retries",
+        f"source {report.source}: {report.requests} requests, {report.retries} retries, "
+        f"{report.cache_hits} from the response cache",
         f"posts: {report.posts_accepted} accepted of {report.posts_seen}; rejected: {posts}",
         f"comments: {report.comments_accepted} accepted of {report.comments_seen}; "
         f"rejected: {comments}",

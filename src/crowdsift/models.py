@@ -208,6 +208,7 @@ class FetchReport(_Model):
     )
     requests: int = 0
     retries: int = 0
+    cache_hits: int = Field(0, description="requests answered from the response cache")
     full_queries: int = Field(
         0, description="searches that returned as many posts as their cap (more may exist)"
     )

@@ -146,6 +146,7 @@ class RedditFetcher:
         posts = self._build_posts(threads, fetched_at, report)
         report.requests = self._source.stats.requests
         report.retries = self._source.stats.retries
+        report.cache_hits = self._source.stats.cache_hits
         result = FetchResult(
             query=query if query is not None else " OR ".join(plan.search_terms),
             plan_id=plan.plan_id,

@@ -194,7 +194,8 @@ class ArcticShiftSource(OwnsClient):
             "limit": min(max(limit, 1), MAX_LIMIT),
         }
         if time_filter in TIME_FILTER_SECONDS:
-            now = int(self._clock().timestamp())
+            # Rounded to the minute so a repeated search is the same request (cacheable).
+            now = int(self._clock().timestamp()) // 60 * 60
             params["after"] = now - TIME_FILTER_SECONDS[time_filter]
         for _ in range(2):  # a second round only to step past a second that made no progress
             if cursor is not None:
