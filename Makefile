@@ -10,7 +10,7 @@ export UV_INDEX_STRATEGY ?= unsafe-best-match
 export UV_COMPILE_BYTECODE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: install demo test lint typecheck pytest bench format clean
+.PHONY: install browser demo test lint typecheck pytest bench format clean
 
 install: $(STAMP)
 
@@ -21,6 +21,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/uv pip install --python $(BIN)/python --quiet torch==2.13.0
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# Debian's Chromium for the web page's browser tests (Playwright drives /usr/bin/chromium;
+# it never downloads a browser of its own).
+browser:
+	@test -x /usr/bin/chromium || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 # The main job on the bundled sample archive: local engine, no key, no network.
 demo: install
@@ -36,7 +45,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install
+pytest: install browser
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest

@@ -22,6 +22,7 @@ BENCHES = {
     "map": "bench_map.py",
     "feed": "bench_feed.py",
     "sidecar": "bench_sidecar.py",
+    "service": "bench_service.py",
 }
 
 
