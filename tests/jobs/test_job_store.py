@@ -36,7 +36,9 @@ REQUEST = ResearchRequest(question="Which standing desk lasts?", experts=["desk_
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_and_clock(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[JobStore, Clock]]:
+def store_and_clock(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[JobStore, Clock]]:
     url = (
         f"sqlite:///{tmp_path / 'jobs.sqlite'}"
         if request.param == "sqlite"
