@@ -17,7 +17,8 @@ CrowdsiftError                 base: catch this to catch everything of ours
 │   └── EngineOutputError      the reply was not valid JSON for the task, even after one repair
 ├── ArchiveError               a local archive is missing, unreadable or corrupt
 │   └── DumpFormatError        an input file is not a dump / API JSON we know
-└── StoreError                 the comment store cannot be opened or written
+├── StoreError                 a database (comments, jobs, experts) cannot be opened or written
+└── BrokerError                the job broker (Redis) cannot take a job or run a worker
 ```
 
 Messages say what happened, where (URL, status, file, line) and what to do next.
@@ -120,4 +121,8 @@ class DumpFormatError(ArchiveError):
 
 
 class StoreError(CrowdsiftError):
-    """The comment store cannot be opened or written."""
+    """A database (comments, jobs, experts) cannot be opened or written."""
+
+
+class BrokerError(CrowdsiftError):
+    """The job broker (Redis at CROWDSIFT_BROKER_URL) could not take a job or run a worker."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import DateTime, Engine, Integer, String, Text, create_engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from crowdsift.config import SourceName
@@ -52,6 +52,16 @@ def open_engine(url: str) -> Engine:
         ) from exc
 
 
+def create_tables(engine: Engine, tables: Sequence[Any]) -> None:
+    """``create_all`` that survives a race: two processes creating the same table on a fresh
+    PostgreSQL database make one fail ("already exists" / duplicate type); by then the table
+    exists, so the second look (``checkfirst``) finds it and creates nothing."""
+    try:
+        Base.metadata.create_all(engine, tables=list(tables))
+    except (IntegrityError, ProgrammingError):
+        Base.metadata.create_all(engine, tables=list(tables))
+
+
 def _safe_url(url: str) -> str:
     """The URL without its password, for messages."""
     from sqlalchemy.engine import make_url
@@ -68,7 +78,7 @@ class CommentStore:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         try:
-            Base.metadata.create_all(engine, tables=[CommentRow.__table__])  # type: ignore[list-item]
+            create_tables(engine, [CommentRow.__table__])
         except SQLAlchemyError as exc:
             raise StoreError(
                 f"cannot create the comment table in {_safe_url(str(engine.url))}: {exc}"

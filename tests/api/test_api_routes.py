@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, select
 
 from crowdsift.api.app import MAX_BODY_BYTES, create_app
 from crowdsift.api.deps import get_fetch
 from crowdsift.feed.commands import run_index
 from crowdsift.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS
+from crowdsift.jobs.store import JobRow, JobStore
 from crowdsift.models import FetchResult, SearchPlan
 from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
 from crowdsift.testing.factories import raw_comment, raw_post
@@ -212,3 +214,24 @@ def test_health_reports_the_job_mode_and_database(app_client: TestClient) -> Non
         "jobs": "embedded",
         "database": "ok",
     }
+
+
+def test_a_broker_that_is_down_is_a_503_and_the_job_is_failed_not_lost(tmp_path: Path) -> None:
+    settings = demo_settings(tmp_path / "home", broker_url="redis://127.0.0.1:1/0")
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/healthz").json()["jobs"] == "celery"
+        response = client.post("/api/research", json={"question": "Which drill for concrete?"})
+        assert response.status_code == 503
+        error = response.json()["error"]
+        assert error["code"] == "broker_unavailable"
+        assert "127.0.0.1:1" in error["message"]
+    database = create_engine(settings.resolved_database_url)
+    with database.connect() as conn:  # every job this app ever created
+        ids = [row[0] for row in conn.execute(select(JobRow.id)).all()]
+    database.dispose()
+    store = JobStore.from_url(settings.resolved_database_url)
+    jobs = [store.get(job_id) for job_id in ids]
+    store.close()
+    assert len(jobs) == 1 and jobs[0] is not None
+    assert jobs[0].status == "failed"
+    assert jobs[0].error is not None and jobs[0].error.startswith("could not queue the job: ")

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 
 from crowdsift.errors import (
     AuthError,
+    BrokerError,
     ConfigError,
     CrowdsiftError,
     PlanError,
@@ -67,6 +68,8 @@ def _status_for(exc: CrowdsiftError) -> tuple[int, str]:
         return 502, "upstream_error"
     if isinstance(exc, StoreError):
         return 503, "store_unavailable"
+    if isinstance(exc, BrokerError):
+        return 503, "broker_unavailable"
     if type(exc).__name__ == "EmptyIndexError":
         return 409, "empty_index"
     return 500, "internal_error"

@@ -46,7 +46,7 @@ from crowdsift.experts.models import (
     ExpertSummary,
     PostLink,
 )
-from crowdsift.store import Base, open_engine
+from crowdsift.store import Base, create_tables, open_engine
 
 _BATCH = 500
 """Rows per INSERT and ids per IN list: well under SQLite's and PostgreSQL's parameter limits."""
@@ -136,7 +136,7 @@ class SqlExpertStore:
                 f"the experts store supports SQLite and PostgreSQL, not {self._engine.dialect.name}"
             )
         with self._guard("creating the experts tables"):
-            Base.metadata.create_all(self._engine, tables=_TABLES)  # type: ignore[arg-type]
+            create_tables(self._engine, _TABLES)
 
     @property
     def engine(self) -> Engine:

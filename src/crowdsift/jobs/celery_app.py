@@ -28,7 +28,7 @@ from celery import Celery, signals
 from kombu.exceptions import KombuError
 
 from crowdsift.config import Settings
-from crowdsift.errors import ConfigError, CrowdsiftError, StoreError
+from crowdsift.errors import BrokerError, ConfigError, CrowdsiftError, StoreError
 from crowdsift.jobs.execute import ResearchFn, execute_job, worker_name
 from crowdsift.jobs.factory import heartbeat_every
 from crowdsift.jobs.models import Job
@@ -44,10 +44,6 @@ log = get_logger(__name__)
 TASK_NAME = "crowdsift.research_job"
 REDACTED = "***"
 _SECRET_PARAMS = frozenset({"password", "passwd", "token", "secret"})
-
-
-class BrokerError(CrowdsiftError):
-    """The job broker (Redis at CROWDSIFT_BROKER_URL) could not take a job or run a worker."""
 
 
 @dataclass(frozen=True)

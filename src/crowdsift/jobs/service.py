@@ -103,9 +103,17 @@ class JobService:
         self._reaper.start()
 
     def submit(self, request: ResearchRequest) -> Job:
+        """Store the job, then hand it over; if nobody can take it, it is failed, not lost."""
         job = self.store.create(request)
-        self.dispatcher.submit(job.id)
+        self._dispatch(job.id)
         return job
+
+    def _dispatch(self, job_id: str) -> None:
+        try:
+            self.dispatcher.submit(job_id)
+        except CrowdsiftError as exc:
+            self.store.abandon(job_id, f"could not queue the job: {exc}")
+            raise
 
     def get(self, job_id: str) -> Job | None:
         return self.store.get(job_id)
@@ -118,7 +126,10 @@ class JobService:
         for job_id in reaped.requeued:
             log.warning("job_requeued", job=job_id, reason="worker stopped sending heartbeats")
             self.store.add_event(job_id, "job", "worker stopped responding; queued again")
-            self.dispatcher.submit(job_id)
+            try:
+                self._dispatch(job_id)
+            except CrowdsiftError as exc:
+                log.error("job_requeue_failed", job=job_id, error=str(exc))
         for job_id in reaped.failed:
             log.warning("job_abandoned", job=job_id)
             self.store.add_event(job_id, "job", "failed: worker stopped responding")

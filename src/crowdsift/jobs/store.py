@@ -23,7 +23,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from crowdsift.errors import StoreError
 from crowdsift.jobs.models import Job, JobEvent, ResearchRequest, utc
 from crowdsift.research import ResearchResult
-from crowdsift.store import Base, open_engine
+from crowdsift.store import Base, create_tables, open_engine
 
 Clock = Callable[[], datetime]
 
@@ -73,8 +73,7 @@ class JobStore:
         self._engine = engine
         self._clock = clock
         with self._guard("creating the job tables"):
-            tables = [JobRow.__table__, JobEventRow.__table__]
-            Base.metadata.create_all(engine, tables=tables)  # type: ignore[arg-type]
+            create_tables(engine, [JobRow.__table__, JobEventRow.__table__])
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = utc_now) -> JobStore:
@@ -142,6 +141,11 @@ class JobStore:
     def fail(self, job_id: str, worker: str, error: str) -> bool:
         values = {"status": "failed", "error": error, "finished_at": self._clock()}
         return self._update(job_id, values, status="running", worker=worker, doing="failing")
+
+    def abandon(self, job_id: str, error: str) -> bool:
+        """Fail a job that is still queued (it could not be handed to any worker)."""
+        values = {"status": "failed", "error": error, "finished_at": self._clock()}
+        return self._update(job_id, values, status="queued", doing="abandoning a job")
 
     def _update(
         self,
