@@ -1,0 +1,556 @@
+"""The web page at ``/`` in real headless Chromium, against a real uvicorn server on 127.0.0.1.
+
+Two kinds of server: one running real research jobs (local engine, bundled demo archive and
+demo experts) for the flow a user sees, and one whose jobs return a crafted ``ResearchResult``
+carrying hostile text in every field the page renders, so the escaping is checked everywhere
+and not only where the demo data happens to put its hostile post. Every request the browser
+makes to anything but the test server is answered by a stub, so nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from playwright.sync_api import Browser, Dialog, Page, Route, expect, sync_playwright
+from pydantic import SecretStr
+
+from crowdsift.api.app import create_app
+from crowdsift.api.deps import ServiceState
+from crowdsift.config import Settings
+from crowdsift.experts.models import ExpertSummary
+from crowdsift.jobs.factory import build_job_service
+from crowdsift.jobs.models import ResearchRequest
+from crowdsift.research import Progress, ResearchResult
+from crowdsift.service import FeedService
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+REPO = Path(__file__).resolve().parents[2]
+JOB_TIMEOUT_MS = 120_000
+
+IMG = "<img src=x onerror=alert(1)>"
+SCRIPT = "<script>alert(2)</script>"
+JS_URL = "javascript:alert(1)"
+MIXED_JS_URL = " JaVaScRiPt:alert(3)"
+DATA_URL = "data:text/html,<script>alert(4)</script>"
+SAFE_THREAD = "https://www.reddit.com/r/gadgets/comments/abc123/hostile_thread/"
+API_KEY = "web-test-key-8c1f2e"
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="/usr/bin/chromium is missing: install Debian's chromium package (make install does)",
+)
+
+
+# ---- servers --------------------------------------------------------------------------------
+
+
+@contextmanager
+def serve(app: FastAPI) -> Iterator[str]:
+    """``app`` under a real uvicorn on a free port of 127.0.0.1, stopped on exit."""
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="web-test-uvicorn", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            thread.join(timeout=10)
+            pytest.fail("uvicorn did not start on 127.0.0.1")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "uvicorn did not stop"
+
+
+@contextmanager
+def clean_environment() -> Iterator[None]:
+    """Module-wide servers outlive the per-test env isolation, so isolate them too."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in list(os.environ):
+            ours = name.startswith(("CROWDSIFT_", "REDDIT_", "OPENAI_", "MODEL_", "ARCTIC_"))
+            if ours and not name.startswith("CROWDSIFT_TEST_"):
+                mp.delenv(name)
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        yield
+
+
+@pytest.fixture(scope="module")
+def research_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Real jobs: local engine, bundled demo archive and demo experts, SQLite job store."""
+    with clean_environment():
+        home = tmp_path_factory.mktemp("web-real-home")
+        settings = Settings(home=home, engine="local", source="archive", job_workers=1)
+        with serve(create_app(settings)) as url:
+            yield url
+
+
+def crafted_app(settings: Settings, result: ResearchResult) -> FastAPI:
+    """An app whose jobs report hostile progress and return ``result`` (the real job service,
+    store and event stream; only the research function is injected)."""
+
+    def research(request: ResearchRequest, progress: Progress) -> ResearchResult:
+        progress("scout", f"searching for {IMG} {SCRIPT}")
+        progress("synthesize", "writing the answer")
+        return result.model_copy(update={"question": request.question})
+
+    experts = [
+        ExpertSummary(
+            expert_id="hostile", name=f"Hostile {IMG}", channel="hostile", language="en", posts=2
+        )
+    ]
+    state = ServiceState(
+        settings=settings,
+        jobs=build_job_service(settings, research=research),
+        feed=FeedService(settings),
+        fetch=_no_fetch,
+        experts=lambda: experts,
+        sse_poll_seconds=0.05,
+    )
+    return create_app(settings, state=state)
+
+
+def _no_fetch(plan: object) -> Any:
+    raise AssertionError("the page never calls /api/fetch")
+
+
+@pytest.fixture(scope="module")
+def crafted_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with clean_environment():
+        settings = Settings(home=tmp_path_factory.mktemp("web-crafted-home"), engine="local")
+        with serve(crafted_app(settings, hostile_result())) as url:
+            yield url
+
+
+@pytest.fixture(scope="module")
+def keyed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with clean_environment():
+        settings = Settings(
+            home=tmp_path_factory.mktemp("web-keyed-home"),
+            engine="local",
+            api_key=SecretStr(API_KEY),
+        )
+        with serve(crafted_app(settings, hostile_result())) as url:
+            yield url
+
+
+# ---- browser --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Tab:
+    """A page plus what it did that the tests check: dialogs, script errors, CSP violations,
+    requests to anywhere but the test server."""
+
+    page: Page
+    base_url: str
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+
+    def assert_clean(self) -> None:
+        assert self.dialogs == [], f"a dialog fired: {self.dialogs}"
+        assert self.errors == [], f"page errors: {self.errors}"
+
+
+@contextmanager
+def open_tab(browser: Browser, base_url: str, *, width: int = 1100) -> Iterator[Tab]:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    tab = Tab(page=page, base_url=base_url)
+
+    def stub_outside(route: Route) -> None:
+        url = route.request.url
+        if url.startswith(base_url + "/"):
+            route.continue_()
+        else:
+            tab.outside.append(url)
+            route.fulfill(status=200, content_type="text/plain", body="stub of an outside page")
+
+    def on_dialog(dialog: Dialog) -> None:
+        tab.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def on_console(message: Any) -> None:
+        if "Content Security Policy" in message.text:
+            tab.errors.append(message.text)
+
+    context.route("**/*", stub_outside)
+    context.on("dialog", on_dialog)
+    page.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+    page.on("console", on_console)
+    page.set_default_timeout(20_000)
+    try:
+        page.goto(base_url + "/")
+        yield tab
+    finally:
+        context.close()
+
+
+def wait_done(page: Page) -> None:
+    expect(page.locator("#job-status")).to_have_text("Done.", timeout=JOB_TIMEOUT_MS)
+    expect(page.locator("#submit")).to_be_enabled()
+
+
+def artifacts_dir() -> Path:
+    configured = os.environ.get("CROWDSIFT_TEST_ARTIFACTS")
+    path = Path(configured) if configured else REPO / "build" / "test-artifacts"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def screenshot(page: Page, name: str) -> Path:
+    path = artifacts_dir() / name
+    path.unlink(missing_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return path
+
+
+def hrefs(page: Page, selector: str) -> list[str]:
+    result: list[str] = page.eval_on_selector_all(
+        selector, "nodes => nodes.map(n => n.getAttribute('href'))"
+    )
+    return result
+
+
+# ---- real research runs -----------------------------------------------------------------------
+
+
+def test_a_question_to_an_expert_and_reddit_shows_progress_answers_and_sources(
+    research_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, research_url) as tab:
+        page = tab.page
+        expert = page.locator('#expert-list input[value="desk_gear_weekly"]')
+        expect(expert).to_have_count(1)
+        expert.check()
+        page.get_by_label("Your question").fill(
+            "Is the Plaud Note worth it compared to a phone recording app?"
+        )
+        expect(page.get_by_label("Search Reddit")).to_be_checked()
+        page.get_by_role("button", name="Ask").click()
+
+        expect(page.locator("#submit")).to_be_disabled()
+        card = page.locator('article.expert-card[data-expert="desk_gear_weekly"]')
+        expect(card).to_have_count(1)
+        expect(card.locator("h3")).to_have_text("Desk Gear Weekly")  # its name, not its id
+        expect(page.locator("#progress-list li").first).to_be_visible()
+        wait_done(page)
+
+        progress = page.locator("#progress-list").inner_text()
+        assert "asking desk_gear_weekly" in progress
+        for phase in ("experts", "scout", "synthesize", "job"):
+            assert phase in progress, f"no {phase!r} progress in {progress!r}"
+
+        expect(page.locator("#result-meta")).to_contain_text("extractive, not an LLM")
+        expect(card).to_contain_text("Extractive summary by the local engine")
+        expert_links = hrefs(page, 'article.expert-card[data-expert="desk_gear_weekly"] a')
+        assert expert_links and all(
+            h.startswith("https://t.me/desk_gear_weekly/") for h in expert_links
+        )
+        expect(card.locator("sup.cite a").first).to_be_visible()  # [post:N] became a link
+
+        community = page.locator("#community")
+        expect(community.get_by_role("heading", name="Community Insights")).to_be_visible()
+        expect(community).to_contain_text("What the community says")
+        expect(community).to_contain_text("Reddit summary")
+        reddit_links = hrefs(page, "#community a")
+        assert len(reddit_links) > 5
+        assert all(h.startswith("https://www.reddit.com/r/") for h in reddit_links)
+        anchor = community.locator("ol.sources a").first
+        assert anchor.get_attribute("target") == "_blank"
+        assert anchor.get_attribute("rel") == "noopener noreferrer"
+
+        with page.context.expect_page() as opened:
+            anchor.click()
+        popup = opened.value
+        popup.wait_for_load_state()
+        assert popup.url == anchor.get_attribute("href")
+        assert tab.outside == [popup.url]  # the click was the only request off the server
+        popup.close()
+
+        screenshot(page, "web-page.png")
+        tab.assert_clean()
+
+
+def test_reddit_only_hides_expert_cards_and_keeps_the_demo_hostile_post_inert(
+    research_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, research_url, width=390) as tab:  # phone width
+        page = tab.page
+        expect(page.locator("#expert-list input")).not_to_have_count(0)
+        page.get_by_label("Your question").fill(
+            "NotePin transcript export broken after the app update?"
+        )
+        page.get_by_role("button", name="Ask").click()
+        expect(page.locator("#progress-list li").first).to_be_visible()
+        expect(page.locator("#expert-answers")).to_be_hidden()
+        assert page.locator(".expert-card").count() == 0
+        wait_done(page)
+
+        assert page.locator(".expert-card").count() == 0
+        expect(page.locator("#expert-answers")).to_be_hidden()
+        community = page.locator("#community")
+        expect(community).to_be_visible()
+        # The demo archive's hostile post (title and body) is in the answer, as text.
+        text = community.inner_text()
+        assert "<img src=x onerror=alert(1)> Plaud NotePin transcript export broken?" in text
+        assert "<script>alert('x')</script>" in text
+        assert page.locator("img").count() == 0
+        assert page.locator("script").count() == 1  # the page's own app.js
+        screenshot(page, "web-page-reddit-only-phone.png")
+        tab.assert_clean()
+        assert tab.outside == []
+
+
+# ---- crafted results: escaping everywhere -------------------------------------------------------
+
+
+def hostile_result() -> ResearchResult:
+    """Hostile text and URLs in every field the page renders."""
+    when = datetime(2026, 1, 2, tzinfo=UTC).isoformat()
+    synthesis = {
+        "summary": f"{IMG} is the consensus [1] and {SCRIPT} the dissent [2].",
+        "hidden_gems": [{"text": IMG, "sources": [JS_URL, SAFE_THREAD], "score": 9}],
+        "minority_report": [{"text": SCRIPT, "sources": [MIXED_JS_URL], "votes": 4}],
+        "pivot_alerts": [
+            {"from_option": IMG, "to_option": SCRIPT, "text": IMG, "sources": [DATA_URL]}
+        ],
+        "comparison_table": [
+            {"option": IMG, "verdict": SCRIPT, "pros": [IMG], "cons": [SCRIPT], "sources": [JS_URL]}
+        ],
+        "sources": [
+            {"kind": "thread", "id": "a1", "url": JS_URL, "title": f"thread {IMG}"},
+            {"kind": "comment", "id": "b2", "url": SAFE_THREAD, "title": f"safe {SCRIPT}"},
+        ],
+    }
+    return ResearchResult.model_validate(
+        {
+            "question": "placeholder",
+            "status": "partial",
+            "engine": "local",
+            "summary": {
+                "status": "partial",
+                "summary": f"Summary {IMG} [post:p1]",
+                "highlights": [SCRIPT],
+                "cautions": [IMG],
+                "sources": [
+                    {"post_id": "p1", "url": SAFE_THREAD, "subreddit": IMG, "title": SCRIPT}
+                ],
+                "prompt_version": "v1",
+                "engine": "local",
+                "reason": f"reason {IMG}",
+            },
+            "expert_responses": [
+                {
+                    "expert_id": "hostile",
+                    "answer": f"- {IMG} says so [post:1]\n- and {SCRIPT} [post:2]\n{IMG}",
+                    "main_sources": [
+                        {
+                            "post_id": 1,
+                            "url": JS_URL,
+                            "date": when,
+                            "relevance": "HIGH",
+                            "excerpt": IMG,
+                        },
+                        {
+                            "post_id": 2,
+                            "url": "https://t.me/hostile/2",
+                            "date": when,
+                            "relevance": "MEDIUM",
+                            "excerpt": SCRIPT,
+                        },
+                    ],
+                    "comment_sections": [
+                        {"kind": "expert_notes", "title": f"Notes {IMG}", "text": SCRIPT}
+                    ],
+                    "notes": [IMG],
+                    "removed_citations": [IMG],
+                }
+            ],
+            "reddit_response": {
+                "status": "partial",
+                "engine": "local",
+                "source": IMG,
+                "threads_drilled": 2,
+                "comments_drilled": 3,
+                "synthesis": synthesis,
+                "errors": [f"error {IMG}"],
+            },
+            "timings_ms": {},
+            "usage": {},
+        }
+    )
+
+
+def test_hostile_text_in_every_rendered_field_stays_text_and_no_unsafe_link_exists(
+    crafted_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, crafted_url) as tab:
+        page = tab.page
+        expert = page.locator('#expert-list input[value="hostile"]')
+        expect(expert).to_have_count(1)
+        expert.check()
+        page.get_by_label("Your question").fill(f"Is {IMG} safe?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+
+        body = page.locator("body").inner_text()
+        assert body.count(IMG) >= 15, "hostile text should be shown, as text, everywhere"
+        assert body.count(SCRIPT) >= 8
+        assert JS_URL in body  # an unsafe URL is shown as plain text
+        assert page.locator("img").count() == 0
+        assert page.locator("script").count() == 1
+        assert page.evaluate(
+            "[...document.querySelectorAll('*')]"
+            ".every(n => [...n.attributes].every(a => !a.name.startsWith('on')))"
+        ), "some element has an event-handler attribute"
+
+        links = hrefs(page, "a[href]")
+        assert links, "the safe sources should still be links"
+        assert all(h.startswith(("https://", "#")) for h in links), links
+        assert page.locator("a[href^='javascript' i], a[href^='data' i]").count() == 0
+        assert SAFE_THREAD in links and "https://t.me/hostile/2" in links
+        blank = page.locator("a[target=_blank]")
+        assert blank.count() == len([h for h in links if h.startswith("https://")])
+        for index in range(blank.count()):
+            assert blank.nth(index).get_attribute("rel") == "noopener noreferrer"
+
+        expect(page.locator(".not-a-link").first).to_contain_text("javascript:alert(1)")
+        expect(page.locator("#progress-list")).to_contain_text(f"searching for {IMG}")
+        expect(page.locator("#result-meta")).to_contain_text("partial")
+        tab.assert_clean()
+        assert tab.outside == []
+
+
+def test_when_the_event_stream_breaks_the_page_polls_for_the_result(
+    crafted_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, crafted_url) as tab:
+        page = tab.page
+        broken: list[str] = []
+
+        def break_stream(route: Route) -> None:
+            broken.append(route.request.url)
+            route.abort()
+
+        page.route("**/api/research/*/events", break_stream)
+        expect(page.locator("#expert-list input")).to_have_count(1)
+        page.get_by_label("Your question").fill("Does it work without the stream?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+
+        assert len(broken) == 3  # tried the stream a few times, then polled
+        expect(page.locator("#progress-list")).to_contain_text("live progress unavailable")
+        expect(page.locator("#community")).to_contain_text("What the community says")
+        expect(page.locator("#expert-answers")).to_be_hidden()
+        tab.assert_clean()
+
+
+def test_a_server_validation_error_is_shown_and_the_form_stays_usable(
+    crafted_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, crafted_url) as tab:
+        page = tab.page
+        expect(page.locator("#expert-list input")).to_have_count(1)
+        page.get_by_label("Search Reddit").uncheck()
+        page.get_by_label("Your question").fill("Anything?")
+        page.get_by_role("button", name="Ask").click()
+        expect(page.locator("#form-error")).to_contain_text("Pick at least one expert")
+
+        page.get_by_label("Search Reddit").check()
+        # Past the textarea's maxlength, as a script could: the server's 422 message is shown.
+        page.eval_on_selector("#question", "node => { node.value = 'x'.repeat(2001); }")
+        page.get_by_role("button", name="Ask").click()
+        error = page.locator("#form-error")
+        expect(error).to_contain_text("question")
+        expect(error).to_contain_text("2000")
+        expect(page.locator("#submit")).to_be_enabled()
+        expect(page.locator("#results")).to_be_hidden()
+        tab.assert_clean()
+
+
+# ---- API key ----------------------------------------------------------------------------------
+
+
+def test_with_an_api_key_the_page_asks_for_it_then_works(keyed_url: str, browser: Browser) -> None:
+    with open_tab(browser, keyed_url) as tab:
+        page = tab.page
+        auth = page.locator("#auth")
+        expect(auth).to_be_visible()
+        expect(page.locator("#expert-list input")).to_have_count(0)
+
+        page.get_by_label("API key", exact=True).fill("not-the-key")
+        page.get_by_role("button", name="Use this key").click()
+        expect(auth).to_be_visible()
+        expect(page.locator("#auth-message")).to_contain_text("refused")
+
+        page.get_by_label("API key", exact=True).fill(API_KEY)
+        page.get_by_role("button", name="Use this key").click()
+        expect(auth).to_be_hidden()
+        expect(page.locator("#expert-list input")).to_have_count(1)
+        assert page.evaluate("sessionStorage.getItem('crowdsift.apiKey')") == API_KEY
+
+        page.get_by_label("Your question").fill("Does the key work for jobs too?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)  # POST, the event stream and GET all sent the key
+        expect(page.locator("#progress-list")).to_contain_text("writing the answer")
+        expect(page.locator("#community")).to_contain_text("What the community says")
+        assert API_KEY not in page.locator("body").inner_text()
+        tab.assert_clean()
+
+
+def test_the_page_and_its_files_need_no_key_and_carry_a_strict_csp(
+    keyed_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, keyed_url) as tab:
+        page = tab.page
+        response = page.request.get(keyed_url + "/")
+        assert response.status == 200
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        for path in ("/static/app.js", "/static/style.css"):
+            assert page.request.get(keyed_url + path).status == 200
+        assert page.request.get(keyed_url + "/api/experts").status == 401
+        tab.assert_clean()
