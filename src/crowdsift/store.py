@@ -7,7 +7,8 @@ scale-out). The fetcher nests the very records it stored into ``Post.comments`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,16 @@ def open_engine(url: str) -> Engine:
             f"cannot open the database {_safe_url(url)}: {exc}. "
             "Check CROWDSIFT_DATABASE_URL (e.g. postgresql+psycopg://user@host/db)."
         ) from exc
+
+
+@contextmanager
+def guarded(engine: Engine, doing: str) -> Iterator[None]:
+    """SQLAlchemy failures become a StoreError naming the database (password hidden)."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        where = engine.url.render_as_string(hide_password=True)
+        raise StoreError(f"{doing} in {where} failed: {exc}") from exc
 
 
 def create_tables(engine: Engine, tables: Sequence[Any]) -> None:

@@ -19,6 +19,7 @@ from crowdsift.config import Settings
 from crowdsift.models import RejectReason, SearchPlan
 from crowdsift.reddit.fetcher import RedditFetcher
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.testing.clock import Sleeps
 from crowdsift.testing.corpus import build_corpus
 from crowdsift.testing.factories import raw_comment, raw_post
 from crowdsift.testing.reddit_server import RedditProtocolServer
@@ -27,19 +28,6 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SUBS = ["gadgets", "productivity"]
 TERMS = ["plaud", "voice recorder"]
 PLAN = SearchPlan(search_terms=TERMS, subreddits=[*SUBS, "secretclub"])
-
-
-class Sleeps:
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-        self.now = 1000.0
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        self.now += seconds
-
-    def clock(self) -> float:
-        return self.now
 
 
 @pytest.fixture

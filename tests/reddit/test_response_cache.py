@@ -41,6 +41,7 @@ from crowdsift.reddit.transport.cache import (
 )
 from crowdsift.reddit.transport.http import HttpTransport
 from crowdsift.testing.arctic_shift_server import ArcticShiftServer
+from crowdsift.testing.clock import Sleeps
 from crowdsift.testing.corpus import build_corpus
 from crowdsift.testing.reddit_server import RedditProtocolServer
 
@@ -51,21 +52,6 @@ PLAN = SearchPlan(search_terms=TERMS, subreddits=SUBS)
 CLIENT_ID = "cache-client"
 CLIENT_SECRET = "cache-secret-value-31"
 REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-class Sleeps:
-    """Records sleeps and moves a fake monotonic clock (rate limiter and retries)."""
-
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-        self.now = 1000.0
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        self.now += seconds
-
-    def clock(self) -> float:
-        return self.now
 
 
 class WallClock:

@@ -12,7 +12,7 @@ Times are stored in UTC; SQLite keeps no zone, so reads put UTC back.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,6 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from crowdsift.errors import StoreError
@@ -46,7 +45,7 @@ from crowdsift.experts.models import (
     ExpertSummary,
     PostLink,
 )
-from crowdsift.store import Base, create_tables, open_engine
+from crowdsift.store import Base, create_tables, guarded, open_engine
 
 _BATCH = 500
 """Rows per INSERT and ids per IN list: well under SQLite's and PostgreSQL's parameter limits."""
@@ -145,14 +144,8 @@ class SqlExpertStore:
     def close(self) -> None:
         self._engine.dispose()
 
-    @contextmanager
-    def _guard(self, doing: str) -> Iterator[None]:
-        """SQLAlchemy failures become StoreError naming the database (password hidden)."""
-        try:
-            yield
-        except SQLAlchemyError as exc:
-            where = self._engine.url.render_as_string(hide_password=True)
-            raise StoreError(f"{doing} in {where} failed: {exc}") from exc
+    def _guard(self, doing: str) -> AbstractContextManager[None]:
+        return guarded(self._engine, doing)
 
     # --- writes -------------------------------------------------------------------------
     def write_import(

@@ -9,21 +9,19 @@ and a worker that lost its job (reaped as stale) cannot overwrite what its succe
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import DateTime, Integer, String, Text, and_, func, insert, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from crowdsift.errors import StoreError
 from crowdsift.jobs.models import Job, JobEvent, ResearchRequest, utc
 from crowdsift.research import ResearchResult
-from crowdsift.store import Base, create_tables, open_engine
+from crowdsift.store import Base, create_tables, guarded, open_engine
 
 Clock = Callable[[], datetime]
 
@@ -82,16 +80,8 @@ class JobStore:
     def close(self) -> None:
         self._engine.dispose()
 
-    @contextmanager
-    def _guard(self, doing: str) -> Iterator[None]:
-        try:
-            yield
-        except SQLAlchemyError as exc:
-            where = self._engine.url.render_as_string(hide_password=True)
-            raise StoreError(
-                f"{doing} in {where} failed: {exc}. Check that the database "
-                "(CROWDSIFT_DATABASE_URL) is reachable."
-            ) from exc
+    def _guard(self, doing: str) -> AbstractContextManager[None]:
+        return guarded(self._engine, doing)
 
     # --- writes -----------------------------------------------------------------------------
 
