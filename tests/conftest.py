@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +15,7 @@ import sqlalchemy
 
 from crowdsift.config import get_settings
 from crowdsift.log import configure_logging
+from crowdsift.testing.net import free_port, wait_for_http
 
 POSTGRES_URL = os.environ.get(
     "CROWDSIFT_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -58,3 +62,28 @@ def postgres_url() -> Iterator[str]:
     with admin.begin() as conn:
         conn.execute(sqlalchemy.text(f'DROP SCHEMA "{schema}" CASCADE'))
     admin.dispose()
+
+
+CHROMA = Path(sys.executable).with_name("chroma")
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `chroma run` server on 127.0.0.1 (the binary ships with the chromadb package)."""
+    if not CHROMA.exists():
+        pytest.fail(f"{CHROMA} missing: chromadb's server binary should be installed")
+    port = free_port()
+    data = tmp_path_factory.mktemp("chroma-server")
+    process = subprocess.Popen(
+        [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(f"{url}/api/v2/heartbeat", timeout=30)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        shutil.rmtree(data, ignore_errors=True)

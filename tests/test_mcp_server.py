@@ -34,6 +34,7 @@ from crowdsift.log import register_secrets
 from crowdsift.mcp_server import build_server
 from crowdsift.models import FetchResult, Post, SearchPlan
 from crowdsift.research import Progress, ResearchResult
+from crowdsift.testing.net import free_port
 
 TOOLS = {"research", "fetch", "feed", "list_experts"}
 DEMO_EXPERTS = {"desk_gear_weekly", "homelab_field_notes", "dannye_bez_boli"}
@@ -151,13 +152,6 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
 
 
 # --- the real command over streamable HTTP -------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ from crowdsift.models import FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.research import Progress, ResearchResult
 
 if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
     from crowdsift.engines.base import Engine
     from crowdsift.experts.models import ExpertSummary
     from crowdsift.feed.retriever import FeedMode, FeedRetriever
@@ -89,15 +91,27 @@ class FeedService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._retriever: FeedRetriever | None = None
+        self._client: ClientAPI | None = None
         self._lock = threading.Lock()
 
     def retriever(self) -> FeedRetriever:
         with self._lock:
             if self._retriever is None:
                 from crowdsift.feed.commands import open_retriever
+                from crowdsift.feed.store import open_client
 
-                self._retriever = open_retriever(self.settings)
+                self._client = open_client(self.settings)
+                self._retriever = open_retriever(self.settings, client=self._client)
             return self._retriever
+
+    def close(self) -> None:
+        """Release the Chroma client (its HTTP connections, or the local store's files)."""
+        with self._lock:
+            if self._client is not None:
+                from crowdsift.feed.store import close_client
+
+                close_client(self._client)
+            self._client = self._retriever = None
 
     def feed(
         self, interests: list[str] | None, mode: FeedMode, size: int | None = None

@@ -235,3 +235,18 @@ def test_a_broker_that_is_down_is_a_503_and_the_job_is_failed_not_lost(tmp_path:
     assert len(jobs) == 1 and jobs[0] is not None
     assert jobs[0].status == "failed"
     assert jobs[0].error is not None and jobs[0].error.startswith("could not queue the job: ")
+
+
+def test_feed_reads_a_shared_chroma_server_when_configured(
+    tmp_path: Path, chroma_server: str
+) -> None:
+    settings = demo_settings(
+        tmp_path / "home", chroma_url=chroma_server, chroma_collection="api_scaled_feed"
+    )
+    report = run_index(settings)
+    assert report.location == chroma_server and report.indexed > 100
+    with TestClient(create_app(settings)) as client:
+        posts = client.get("/api/feed", params={"interests": "voice recorder", "size": 4}).json()
+    assert len(posts) == 4
+    assert "recorder" in (posts[0]["title"] + posts[0]["selftext"]).lower()
+    assert not (tmp_path / "home" / "chroma").exists()  # nothing went to a local store

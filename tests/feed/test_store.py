@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from crowdsift.config import Settings
@@ -19,45 +12,7 @@ from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 from crowdsift.feed.retriever import FeedRetriever
 from crowdsift.feed.store import open_client, open_collection, parse_chroma_url
 from crowdsift.testing.factories import make_post
-
-CHROMA = Path(sys.executable).with_name("chroma")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real `chroma run` server on 127.0.0.1 (the binary ships with the chromadb package)."""
-    if not CHROMA.exists():
-        pytest.fail(f"{CHROMA} missing: chromadb's server binary should be installed")
-    port = _free_port()
-    data = tmp_path_factory.mktemp("chroma-server")
-    process = subprocess.Popen(
-        [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("chroma server did not start within 30 s")
-            time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        shutil.rmtree(data, ignore_errors=True)
+from crowdsift.testing.net import free_port
 
 
 def _settings(tmp_path: Path, **values: object) -> Settings:
@@ -86,7 +41,7 @@ def test_chroma_url_uses_the_server(tmp_path: Path, chroma_server: str) -> None:
 
 
 def test_unreachable_server_is_a_store_error_naming_the_url(tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(StoreError, match=r"cannot reach the Chroma server at http://127\.0\.0\.1"):
         open_collection(_settings(tmp_path, chroma_url=url))
 

@@ -66,6 +66,7 @@ def create_app(
             yield
         finally:
             current.jobs.close()
+            current.feed.close()
 
     app = FastAPI(
         title="crowdsift",

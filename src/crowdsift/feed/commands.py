@@ -29,6 +29,8 @@ from crowdsift.feed.simulation import (
 from crowdsift.models import Post
 
 if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
     from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 
 CHUNK = 256
@@ -63,10 +65,11 @@ def open_retriever(
     mode: FeedMode = "preference",
     seed: int | None = None,
     embedding_function: CrowdsiftEmbeddingFunction | None = None,
+    client: ClientAPI | None = None,
 ) -> FeedRetriever:
     from crowdsift.feed.store import open_feed
 
-    collection, slots = open_feed(settings, embedding_function=embedding_function)
+    collection, slots = open_feed(settings, embedding_function=embedding_function, client=client)
     return FeedRetriever(
         collection,
         feed_size=settings.feed_size if feed_size is None else feed_size,
@@ -89,7 +92,32 @@ def run_index(
     skipped: list[str] = []
     posts, total, source = _posts_to_index(settings, fetch_result, archive, skipped)
     on_total(total)
-    retriever = open_retriever(settings)
+    from crowdsift.feed.store import close_client, open_client
+
+    client = open_client(settings)
+    try:
+        return _index(
+            settings,
+            open_retriever(settings, client=client),
+            posts,
+            skipped,
+            source,
+            clear,
+            on_progress,
+        )
+    finally:
+        close_client(client)
+
+
+def _index(
+    settings: Settings,
+    retriever: FeedRetriever,
+    posts: Iterable[Post],
+    skipped: list[str],
+    source: str,
+    clear: bool,
+    on_progress: Callable[[int], None],
+) -> IndexReport:
     if clear:
         retriever.clear()
     report = IndexReport(

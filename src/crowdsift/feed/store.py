@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import httpx
+
 from crowdsift.config import Settings
 from crowdsift.errors import ConfigError, StoreError
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
@@ -42,6 +44,34 @@ def open_client(settings: Settings) -> ClientAPI:
             ) from exc
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+
+
+def close_client(client: ClientAPI) -> None:
+    """Release a client's connections or files (``close`` is on the concrete clients only).
+
+    Chroma 1.5's ``close`` releases the client's shared systems, but an HTTP client's ``httpx``
+    sessions are never closed and their sockets leak (one system also stays cached with no
+    client left). Every system nobody holds any more is stopped, forgotten, and its sessions
+    closed, so a later client to the same server starts fresh.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    close = getattr(client, "close", None)
+    if not callable(close):
+        return
+    close()
+    with SharedSystemClient._refcount_lock:
+        systems = SharedSystemClient._identifier_to_system
+        held = SharedSystemClient._identifier_to_refcount
+        orphans = [ident for ident in systems if held.get(ident, 0) <= 0]
+        released = [systems.pop(ident) for ident in orphans]
+    components = [c for system in released for c in system.components()]
+    admin = getattr(client, "_admin_client", None)
+    servers = [getattr(client, "_server", None), getattr(admin, "_server", None)]
+    for component in [*components, *servers]:
+        session = getattr(component, "_session", None)
+        if isinstance(session, httpx.Client):
+            session.close()
 
 
 def parse_chroma_url(url: str) -> tuple[str, int, bool]:
@@ -107,10 +137,14 @@ def _check_embedder(
 
 
 def open_feed(
-    settings: Settings, *, embedding_function: CrowdsiftEmbeddingFunction | None = None
+    settings: Settings,
+    *,
+    embedding_function: CrowdsiftEmbeddingFunction | None = None,
+    client: ClientAPI | None = None,
 ) -> tuple[Collection, Collection]:
-    """The feed collection and its slot table (``<name>_slots``), from one client."""
-    client = open_client(settings)
+    """The feed collection and its slot table (``<name>_slots``), from one client (pass your
+    own to close it when done; a long-lived service should)."""
+    client = client or open_client(settings)
     main = open_collection(settings, client=client, embedding_function=embedding_function)
     slots = client.get_or_create_collection(
         f"{main.name}{SLOTS_SUFFIX}", embedding_function=None, metadata={"crowdsift": "slots"}
