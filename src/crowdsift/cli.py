@@ -368,12 +368,20 @@ def schema(
     typer.echo(json.dumps(payload, indent=2))
 
 
-SCHEMA_NAMES = (*SCHEMA_MODELS, "ResearchResult", "RedditResponse", "ExpertResponse")
+SCHEMA_NAMES = (
+    *SCHEMA_MODELS,
+    "ResearchResult",
+    "RedditResponse",
+    "ExpertResponse",
+    "ResearchRequest",
+    "Job",
+)
 
 
 def _schema_models() -> dict[str, type[BaseModel]]:
     """Every published model; the research ones are imported only when a schema is asked for."""
     from crowdsift.experts.models import ExpertResponse
+    from crowdsift.jobs.models import Job, ResearchRequest
     from crowdsift.research import ResearchResult
     from crowdsift.sidecar.models import RedditResponse
 
@@ -382,6 +390,8 @@ def _schema_models() -> dict[str, type[BaseModel]]:
         "ResearchResult": ResearchResult,
         "RedditResponse": RedditResponse,
         "ExpertResponse": ExpertResponse,
+        "ResearchRequest": ResearchRequest,
+        "Job": Job,
     }
 
 

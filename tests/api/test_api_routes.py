@@ -3,6 +3,7 @@ through TestClient (with dependency overrides where a test needs its own source)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -250,3 +251,17 @@ def test_feed_reads_a_shared_chroma_server_when_configured(
     assert len(posts) == 4
     assert "recorder" in (posts[0]["title"] + posts[0]["selftext"]).lower()
     assert not (tmp_path / "home" / "chroma").exists()  # nothing went to a local store
+
+
+def test_the_cli_publishes_the_api_request_and_job_schemas(app_client: TestClient) -> None:
+    from typer.testing import CliRunner
+
+    from crowdsift.cli import app
+
+    request = json.loads(CliRunner().invoke(app, ["schema", "ResearchRequest"]).stdout)
+    published = app_client.get("/openapi.json").json()["components"]["schemas"]
+    assert (
+        request["properties"]["question"] == published["ResearchRequest"]["properties"]["question"]
+    )
+    job = json.loads(CliRunner().invoke(app, ["schema", "Job"]).stdout)
+    assert {"id", "status", "result", "error", "attempts"} <= set(job["properties"])
