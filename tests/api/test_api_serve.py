@@ -40,6 +40,9 @@ def test_serve_answers_on_loopback_and_stops_on_sigterm(tmp_path: Path) -> None:
         page = httpx.get(f"{base}/")
         assert page.status_code == 200 and "text/html" in page.headers["content-type"]
         assert "default-src 'self'" in page.headers["content-security-policy"]
+        script = httpx.get(f"{base}/static/app.js")
+        assert script.headers["content-type"].startswith("text/javascript")
+        assert script.headers["x-content-type-options"] == "nosniff"
     finally:
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)

@@ -10,6 +10,7 @@ makes to anything but the test server is answered by a stub, so nothing leaves t
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from pydantic import SecretStr
 
 from crowdsift.api.app import create_app
 from crowdsift.api.deps import ServiceState
+from crowdsift.api.routes.web import static_dir
 from crowdsift.config import Settings
 from crowdsift.experts.models import ExpertSummary
 from crowdsift.jobs.factory import build_job_service
@@ -339,7 +341,7 @@ def test_reddit_only_hides_expert_cards_and_keeps_the_demo_hostile_post_inert(
         assert "<img src=x onerror=alert(1)> Plaud NotePin transcript export broken?" in text
         assert "<script>alert('x')</script>" in text
         assert page.locator("img").count() == 0
-        assert page.locator("script").count() == 1  # the page's own app.js
+        assert page.locator("script").count() == 1  # the page's own app.js (its imports add none)
         screenshot(page, "web-page-reddit-only-phone.png")
         tab.assert_clean()
         assert tab.outside == []
@@ -554,3 +556,34 @@ def test_the_page_and_its_files_need_no_key_and_carry_a_strict_csp(
             assert page.request.get(keyed_url + path).status == 200
         assert page.request.get(keyed_url + "/api/experts").status == 401
         tab.assert_clean()
+
+
+def test_every_script_module_is_served_as_javascript_and_never_parses_html(
+    keyed_url: str, browser: Browser
+) -> None:
+    """Browsers refuse a module script (app.js and each file it imports) that is not served
+    with a JavaScript MIME type, so a missing mapping would leave the page dead; and no module
+    may hand data to an HTML parser, since everything shown comes from strangers."""
+    modules = sorted(Path(static_dir()).glob("*.js"))
+    assert {m.name for m in modules} >= {"app.js", "api.js", "dom.js", "render.js", "stream.js"}
+    with open_tab(browser, keyed_url) as tab:
+        for module in modules:
+            response = tab.page.request.get(f"{keyed_url}/static/{module.name}")
+            assert response.status == 200, module.name
+            mime = response.headers["content-type"].split(";")[0].strip()
+            assert mime in ("text/javascript", "application/javascript"), (module.name, mime)
+        loaded = tab.page.evaluate(
+            "performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)"
+        )
+        for module in modules:  # the entry module really imports every one of them
+            assert f"/static/{module.name}" in loaded, (module.name, loaded)
+        expect(tab.page.locator("#auth")).to_be_visible()  # the module graph ran
+        tab.assert_clean()
+    unsafe = re.compile(
+        r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|Function\("
+    )
+    for module in modules:
+        code = module.read_text("utf-8")
+        code_lines = [x for x in code.splitlines() if not x.lstrip().startswith(("//", "*", "/*"))]
+        hits = [line for line in code_lines if unsafe.search(line)]
+        assert hits == [], f"{module.name} parses HTML or code: {hits}"

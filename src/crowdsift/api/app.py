@@ -7,6 +7,7 @@ closes them on shutdown. Pass ``state`` to run the app over pieces of your own (
 
 from __future__ import annotations
 
+import mimetypes
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -88,12 +89,15 @@ def create_app(
         app.include_router(module.router, dependencies=guarded)
     app.include_router(health.router)
     app.include_router(web.router)
+    # Module scripts need a JavaScript type; don't depend on the machine's /etc/mime.types.
+    mimetypes.add_type("text/javascript", ".js")
     app.mount("/static", StaticFiles(directory=web.static_dir()), name="static")
     return app
 
 
 def _limit_body(app: FastAPI) -> None:
-    """Refuse bodies over ``MAX_BODY_BYTES`` before reading them (a question is < 2 kB)."""
+    """Refuse bodies over ``MAX_BODY_BYTES`` before reading them (a question is < 2 kB), and
+    tell browsers never to guess a content type."""
 
     @app.middleware("http")
     async def limit(
@@ -104,4 +108,6 @@ def _limit_body(app: FastAPI) -> None:
             return errors.error_response(
                 413, "too_large", f"request body over {MAX_BODY_BYTES:,} bytes; send less"
             )
-        return await call_next(request)
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
