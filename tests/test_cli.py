@@ -56,7 +56,7 @@ def test_schema_prints_every_model_and_one_model() -> None:
     everything = json.loads(invoke("schema").stdout)  # type: ignore[attr-defined]
     assert set(everything) == {
         "SearchPlan", "Post", "Comment", "FetchResult", "FetchReport",
-        "ResearchResult", "RedditResponse", "ExpertResponse",
+        "ResearchResult", "RedditResponse", "ExpertResponse", "ResearchRequest", "Job",
     }  # fmt: skip
     one = json.loads(invoke("schema", "Post").stdout)  # type: ignore[attr-defined]
     assert one["title"] == "Post" and "author_hash" in one["properties"]
