@@ -108,7 +108,13 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
-    @field_validator("reddit_api_base_url", "reddit_auth_url", "arctic_shift_base_url")
+    @field_validator(
+        "reddit_api_base_url",
+        "reddit_auth_url",
+        "arctic_shift_base_url",
+        "youtube_api_base_url",
+        "amazon_api_base_url",
+    )
     @classmethod
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
@@ -188,6 +194,58 @@ class Settings(BaseSettings):
     max_post_chars: int = Field(600, ge=50, validation_alias=_env("CROWDSIFT_MAX_POST_CHARS"))
     max_comment_chars: int = Field(300, ge=30, validation_alias=_env("CROWDSIFT_MAX_COMMENT_CHARS"))
     min_evidence_posts: int = Field(3, ge=0, validation_alias=_env("CROWDSIFT_MIN_EVIDENCE_POSTS"))
+
+    # --- YouTube and Amazon sources ------------------------------------------------------------
+    youtube_api_key: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("YOUTUBE_API_KEY", "youtube_api_key"),
+        description="YouTube Data API v3 key; unset = the YouTube source is skipped",
+    )
+    youtube_api_base_url: str = Field(
+        "https://www.googleapis.com/youtube/v3",
+        validation_alias=AliasChoices("YOUTUBE_API_BASE_URL", "youtube_api_base_url"),
+    )
+    amazon_credential_id: str | None = Field(
+        None, validation_alias=AliasChoices("AMAZON_CREDENTIAL_ID", "amazon_credential_id")
+    )
+    amazon_credential_secret: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("AMAZON_CREDENTIAL_SECRET", "amazon_credential_secret"),
+    )
+    amazon_credential_version: str = Field(
+        "2.1",
+        validation_alias=AliasChoices("AMAZON_CREDENTIAL_VERSION", "amazon_credential_version"),
+        description="Creators API credential version (2.x: Cognito tokens; 3.x: Login with Amazon)",
+    )
+    amazon_partner_tag: str | None = Field(
+        None, validation_alias=AliasChoices("AMAZON_PARTNER_TAG", "amazon_partner_tag")
+    )
+    amazon_marketplace: str = Field(
+        "www.amazon.com",
+        validation_alias=AliasChoices("AMAZON_MARKETPLACE", "amazon_marketplace"),
+    )
+    amazon_api_base_url: str = Field(
+        "https://creatorsapi.amazon",
+        validation_alias=AliasChoices("AMAZON_API_BASE_URL", "amazon_api_base_url"),
+    )
+    amazon_auth_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("AMAZON_AUTH_URL", "amazon_auth_url"),
+        description="token endpoint; unset = the one of AMAZON_CREDENTIAL_VERSION",
+    )
+
+    # --- Cost accounting --------------------------------------------------------------------
+    price_table: Path | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_PRICE_TABLE"),
+        description="YAML of USD prices per 1M tokens per model; unset = the bundled table",
+    )
+    budget_usd: float | None = Field(
+        None,
+        gt=0,
+        validation_alias=_env("CROWDSIFT_BUDGET_USD"),
+        description="stop further LLM calls once a run has cost this much (partial result)",
+    )
 
     # --- Service: HTTP API, jobs, workers, response cache ------------------------------------
     api_key: SecretStr | None = Field(
@@ -280,6 +338,8 @@ class Settings(BaseSettings):
             self.reddit_password,
             self.llm_api_key,
             self.api_key,
+            self.youtube_api_key,
+            self.amazon_credential_secret,
         ]
         values = [s.get_secret_value() for s in secrets if s is not None]
         return [v for v in values if len(v) >= 4]
