@@ -232,7 +232,7 @@ def call(server: Any, name: str, arguments: dict[str, Any], **options: Any) -> C
         ({"question": "x" * 2001}, "question: String should have at most 2000 characters"),
         (
             {"question": "Which desk lamp?", "search_reddit": False},
-            "nothing to search: name at least one expert or set search_reddit",
+            "nothing to search: name at least one expert, set search_reddit, or add sources",
         ),
         (
             {"question": "Which desk lamp?", "experts": ["no spaces!"]},

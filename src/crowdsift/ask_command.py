@@ -29,6 +29,7 @@ from crowdsift.research import (
     ask,
     run_research,
 )
+from crowdsift.sources.run import ExtraSource
 from crowdsift.store import CommentStore
 from crowdsift.summarizer.config import SummarizerConfig
 
@@ -113,6 +114,7 @@ async def research_async(
     search_reddit: bool = True,
     use_recent_only: bool = False,
     subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
     **options: Any,
 ) -> ResearchResult:
     """The whole research run, deps built from settings (options as for ``research_deps``)."""
@@ -126,6 +128,7 @@ async def research_async(
             search_reddit=search_reddit,
             use_recent_only=use_recent_only,
             subreddits=subreddits,
+            sources=sources,
         )
         return run.result
 

@@ -222,6 +222,15 @@ def ask(
     recent_only: Annotated[
         bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
     ] = False,
+    sources: Annotated[
+        str,
+        typer.Option(
+            "--sources",
+            "-s",
+            help="Where to look: reddit, youtube, amazon (comma-separated). "
+            "YouTube needs YOUTUBE_API_KEY; Amazon the AMAZON_* credentials.",
+        ),
+    ] = "reddit",
 ) -> None:
     """Answer a question from Reddit communities (and experts), every claim linked to a source.
 
@@ -233,17 +242,22 @@ def ask(
 
     settings = get_settings()
     with _exit_codes():
+        from crowdsift.sources.run import parse_sources
+
         expert_ids = _expert_ids(experts)
-        if no_reddit and not expert_ids:
+        with_reddit, extra = parse_sources(sources)
+        search_reddit = with_reddit and not no_reddit
+        if not search_reddit and not expert_ids and not extra:
             raise PlanError("--no-reddit leaves nothing to ask: add --experts a,b")
         result = asyncio.run(
             research_async(
                 settings,
                 question,
                 experts=expert_ids,
-                search_reddit=not no_reddit,
+                search_reddit=search_reddit,
                 use_recent_only=recent_only,
                 subreddits=subreddit or [],
+                sources=extra,
                 source=_source_name(source),
                 engine=_engine_name(engine),
                 archive=archive,

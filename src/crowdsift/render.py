@@ -38,9 +38,34 @@ def render_research(result: ResearchResult, *, width: int = 88) -> str:
         blocks.append(render_reddit_response(result.reddit_response, width=width))
     if result.expert_responses:
         blocks.append(render_expert_responses(result.expert_responses))
+    if result.source_fetches:
+        blocks.append(render_source_fetches(result))
     if result.summary is None:
         blocks.append(_footer(result))
     return "\n\n".join(blocks)
+
+
+def _where(kind: str, where: str) -> str:
+    return {"youtube": f"YouTube · {where}", "amazon": f"Amazon · {where}"}.get(kind, f"r/{where}")
+
+
+def render_source_fetches(result: ResearchResult) -> str:
+    """One line per YouTube / Amazon search: what the gate kept, or why it did not run."""
+    lines = ["Other sources:"]
+    for fetched in result.source_fetches:
+        if fetched.skipped:
+            outcome = f"skipped — {fetched.skipped}"
+        elif fetched.errors:
+            outcome = f"failed — {fetched.errors[0]}"
+        else:
+            refetch = ", refetched once" if fetched.refetched else ""
+            opened = ", gate failed open" if fetched.failed_open else ""
+            outcome = (
+                f"{len(fetched.items)} relevant of {fetched.fetched} "
+                f"(yield {fetched.yield_ratio:.0%}{refetch}{opened})"
+            )
+        lines.append(f"  {fetched.kind}: {outcome}")
+    return "\n".join(lines)
 
 
 def render_answer(result: ResearchResult, *, width: int = 88) -> str:
@@ -64,7 +89,7 @@ def render_answer(result: ResearchResult, *, width: int = 88) -> str:
     if summary.sources:
         lines += ["", "Sources:"]
         for number, source in enumerate(summary.sources, start=1):
-            lines.append(f"  [{number}] r/{source.subreddit} — {source.title}")
+            lines.append(f"  [{number}] {_where(source.kind, source.subreddit)} — {source.title}")
             lines.append(f"      {source.url}")
     lines += ["", _footer(result)]
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -40,6 +40,14 @@ from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.sidecar.config import SidecarConfig
 from crowdsift.sidecar.models import RedditResponse
 from crowdsift.sidecar.pipeline import SidecarDeps, SidecarRun, run_sidecar
+from crowdsift.sources.models import SourceFetch
+from crowdsift.sources.run import (
+    ExtraSource,
+    SourceTool,
+    evidence_items,
+    fetch_sources,
+    tools_from_settings,
+)
 from crowdsift.store import CommentStore
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
 from crowdsift.summarizer.models import SummarizeResult
@@ -103,6 +111,10 @@ class ResearchResult(BaseModel):
     summary: SummarizeResult | None = None
     expert_responses: list[ExpertResponse] = Field(default_factory=list)
     reddit_response: RedditResponse | None = None
+    source_fetches: list[SourceFetch] = Field(
+        default_factory=list,
+        description="YouTube / Amazon: what each gated source returned, or why it was skipped",
+    )
     timings_ms: dict[str, float]
     usage: Usage
 
@@ -128,6 +140,11 @@ class AskDeps:
     expert_store: ExpertStore | None = None
     experts_config: ExpertsConfig | None = None
     sidecar_config: SidecarConfig | None = None
+    source_tools: Mapping[ExtraSource, SourceTool] | None = None
+
+    def tools(self) -> Mapping[ExtraSource, SourceTool]:
+        """The YouTube / Amazon fetch tools: given ones, else the configured APIs."""
+        return self.source_tools or tools_from_settings(self.settings)
 
     def reddit(self) -> RedditSource:
         if self.source is None:
@@ -265,7 +282,7 @@ def research(
 
 @dataclass
 class _RedditPart:
-    response: RedditResponse
+    response: RedditResponse | None
     plan: SearchPlan | None = None
     fetch: FetchSummary | None = None
     summary: SummarizeResult | None = None
@@ -280,8 +297,12 @@ async def run_research(
     search_reddit: bool = True,
     use_recent_only: bool = False,
     subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
 ) -> AskRun:
     """Ask the chosen experts and Reddit at once; see the module docstring for the modes.
+
+    ``sources`` adds YouTube and/or Amazon: fetched beside Reddit, each behind the relevance
+    gate, and summarised together with the Reddit threads (or alone, with Reddit off).
 
     With experts and Reddit together, a Reddit failure (bad credentials, say) becomes a
     ``failed`` ``reddit_response`` and the experts still answer; in Reddit-only mode the error is
@@ -289,13 +310,14 @@ async def run_research(
     """
     if not question.strip():
         raise PlanError("the question is empty; ask something like 'is the Plaud Note worth it?'")
-    if not experts and not search_reddit:
+    if not experts and not search_reddit and not sources:
         raise PlanError(
             "nothing to research: name experts (--experts a,b) or keep Reddit search on"
         )
     engine = CountingEngine(deps.engine)
     timings: dict[str, float] = {}
     started = time.perf_counter()
+    extra = asyncio.ensure_future(_extra_sources(question, deps, engine, sources, timings))
 
     async def expert_branch() -> list[ExpertResponse]:
         if not experts:
@@ -312,25 +334,32 @@ async def run_research(
             return None
         clock = time.perf_counter()
         try:
-            return await _ask_reddit(question, deps, engine, subreddits, timings)
+            return await _ask_reddit(question, deps, engine, subreddits, timings, extra)
         except CrowdsiftError as exc:
-            if not experts:
+            if not experts and not sources:
                 raise
             return _failed_reddit(deps, engine, exc)
         finally:
             timings["reddit"] = _ms(clock)
 
-    expert_responses, reddit = await asyncio.gather(expert_branch(), reddit_branch())
+    try:
+        expert_responses, reddit = await asyncio.gather(expert_branch(), reddit_branch())
+        fetches = await extra
+    finally:
+        extra.cancel()
+    if sources and (reddit is None or reddit.summary is None):
+        reddit = await _summarize_sources_alone(question, deps, engine, fetches, reddit, timings)
     timings["total"] = _ms(started)
     result = ResearchResult(
         question=question,
-        status=_overall_status(expert_responses, reddit),
+        status=_overall_status(expert_responses, reddit, fetches),
         engine=engine.name,
         plan=reddit.plan if reddit else None,
         fetch=reddit.fetch if reddit else None,
         summary=reddit.summary if reddit else None,
         expert_responses=expert_responses,
-        reddit_response=reddit.response if reddit else None,
+        reddit_response=reddit.response if reddit and reddit.response else None,
+        source_fetches=fetches,
         timings_ms=timings,
         usage=engine.usage,
     )
@@ -365,6 +394,7 @@ async def _ask_reddit(
     engine: Engine,
     subreddits: Sequence[str],
     timings: dict[str, float],
+    extra: Awaitable[list[SourceFetch]],
 ) -> _RedditPart:
     settings = deps.settings
     source = deps.reddit()
@@ -384,16 +414,65 @@ async def _ask_reddit(
     part = _RedditPart(response=run.response, plan=run.plan, evidence=run.evidence)
     if run.evidence is None or run.plan is None:
         return part
+    items = evidence_items(await extra)
     clock = time.perf_counter()
-    deps.progress("summarize", f"summarizing {len(run.evidence.posts)} drilled threads")
+    more = f" and {len(items)} videos/products" if items else ""
+    deps.progress("summarize", f"summarizing {len(run.evidence.posts)} drilled threads{more}")
     part.summary = await run_summarizer(
         run.evidence,
         engine=engine,
         selector_config=SelectorConfig.from_settings(settings),
         summarizer_config=SummarizerConfig.from_settings(settings),
+        extra=items,
     )
     timings["summarize"] = _ms(clock)
     part.fetch = _sidecar_fetch_summary(source.name, run)
+    return part
+
+
+async def _extra_sources(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    sources: Sequence[ExtraSource],
+    timings: dict[str, float],
+) -> list[SourceFetch]:
+    if not sources:
+        return []
+    clock = time.perf_counter()
+    try:
+        tools = deps.tools()
+        return await fetch_sources(
+            question, sources, tools=tools, engine=engine, progress=deps.progress
+        )
+    finally:
+        timings["sources"] = _ms(clock)
+
+
+async def _summarize_sources_alone(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    fetches: list[SourceFetch],
+    reddit: _RedditPart | None,
+    timings: dict[str, float],
+) -> _RedditPart | None:
+    """Reddit off (or failed): the videos and products get a summary of their own."""
+    items = evidence_items(fetches)
+    if not items:
+        return reddit
+    clock = time.perf_counter()
+    deps.progress("summarize", f"summarizing {len(items)} videos/products")
+    summary = await run_summarizer(
+        _empty_evidence(question),
+        engine=engine,
+        selector_config=SelectorConfig.from_settings(deps.settings),
+        summarizer_config=SummarizerConfig.from_settings(deps.settings),
+        extra=items,
+    )
+    timings["summarize"] = _ms(clock)
+    part = reddit or _RedditPart(response=None)
+    part.summary = summary
     return part
 
 
@@ -425,11 +504,15 @@ def _failed_reddit(deps: AskDeps, engine: Engine, exc: CrowdsiftError) -> _Reddi
 
 
 def _overall_status(
-    experts: Sequence[ExpertResponse], reddit: _RedditPart | None
+    experts: Sequence[ExpertResponse],
+    reddit: _RedditPart | None,
+    fetches: Sequence[SourceFetch] = (),
 ) -> ResearchStatus:
     parts: list[str] = [e.status for e in experts]
+    parts += ["failed" if f.errors else "ok" for f in fetches if not f.skipped]
     if reddit is not None:
-        parts.append(reddit.response.status)
+        if reddit.response is not None:
+            parts.append(reddit.response.status)
         if reddit.summary is not None:
             parts.append(reddit.summary.status)
     failed = {"failed", "error"}

@@ -49,6 +49,7 @@ class ResearchService:
             search_reddit=request.search_reddit,
             use_recent_only=request.use_recent_only,
             subreddits=request.subreddits,
+            sources=request.sources,
             engine=request.engine,
             progress=progress,
             shared_engine=self._shared_engine(request),

@@ -50,6 +50,11 @@ class ResearchRequest(BaseModel):
         max_length=MAX_SUBREDDITS,
         description="Subreddits to search instead of the planner's choice.",
     )
+    sources: list[Literal["youtube", "amazon"]] = Field(
+        default_factory=list,
+        max_length=2,
+        description="Also search YouTube and/or Amazon (each needs its API credentials).",
+    )
 
     @field_validator("experts", "subreddits")
     @classmethod
@@ -65,8 +70,10 @@ class ResearchRequest(BaseModel):
 
     @model_validator(mode="after")
     def _something_to_search(self) -> ResearchRequest:
-        if not self.search_reddit and not self.experts:
-            raise ValueError("nothing to search: name at least one expert or set search_reddit")
+        if not self.search_reddit and not self.experts and not self.sources:
+            raise ValueError(
+                "nothing to search: name at least one expert, set search_reddit, or add sources"
+            )
         return self
 
 

@@ -155,7 +155,11 @@ class _Checker:
     @staticmethod
     def _source(post: PostPayload) -> Source:
         return Source(
-            post_id=post.post_id, url=post.url, subreddit=post.subreddit, title=post.title
+            post_id=post.post_id,
+            kind=post.kind,
+            url=post.url,
+            subreddit=post.subreddit,
+            title=post.title,
         )
 
 

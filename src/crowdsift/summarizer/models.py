@@ -7,6 +7,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl
 
+from crowdsift.sources.models import SourceKind
+
 
 class PostPayload(BaseModel):
     """One post as evidence: the only things the summarizer may cite."""
@@ -14,9 +16,12 @@ class PostPayload(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     post_id: str
-    subreddit: str = Field(description="normalised, lower case")
+    kind: SourceKind = Field("reddit", description="where the item comes from")
+    subreddit: str = Field(
+        description="normalised, lower case; a YouTube channel or Amazon marketplace otherwise"
+    )
     title: str
-    url: HttpUrl = Field(description="canonical Reddit permalink, no tracking parameters")
+    url: HttpUrl = Field(description="canonical permalink (thread, video, product), no tracking")
     body_excerpt: str
     top_comment_excerpts: list[str] = Field(default_factory=list)
     post_karma: int
@@ -39,9 +44,10 @@ class SummarizeRequest(BaseModel):
 
 
 class Source(BaseModel):
-    """A post the summary used, validated against the evidence."""
+    """A post (or video, or product) the summary used, validated against the evidence."""
 
     post_id: str
+    kind: SourceKind = "reddit"
     url: HttpUrl
     subreddit: str
     title: str

@@ -9,10 +9,13 @@ One structured log line per call carries what is needed to correlate it with sav
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from crowdsift.engines.base import Engine, Stopwatch
 from crowdsift.errors import EngineError
 from crowdsift.log import get_logger
 from crowdsift.models import FetchResult
+from crowdsift.sources.models import EvidenceItem
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
 from crowdsift.summarizer.grounding import ground
 from crowdsift.summarizer.models import SummarizeRequest, SummarizeResult
@@ -47,6 +50,7 @@ async def run_summarizer(
     selector_config: SelectorConfig | None = None,
     summarizer_config: SummarizerConfig | None = None,
     prompt_version: str = "v1",
+    extra: Sequence[EvidenceItem] = (),
 ) -> SummarizeResult:
     """Summarise ``fetch_result`` with ``engine``; grounded, and never raises on engine errors.
 
@@ -57,7 +61,9 @@ async def run_summarizer(
     summarizer_config = summarizer_config or SummarizerConfig()
     get_template(prompt_version)
     stopwatch = Stopwatch()
-    request = select_evidence(fetch_result, selector_config, prompt_version=prompt_version)
+    request = select_evidence(
+        fetch_result, selector_config, prompt_version=prompt_version, extra=extra
+    )
     count = len(request.post_payloads)
     if count == 0:
         result = SummarizeResult(

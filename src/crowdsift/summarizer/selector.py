@@ -12,9 +12,11 @@ of each, so that prompt size is bounded by configuration, not by how chatty Redd
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from crowdsift.models import Comment, FetchResult, Post
+from crowdsift.sources.models import EvidenceItem
 from crowdsift.summarizer.config import SelectorConfig
 from crowdsift.summarizer.models import PostPayload, SummarizeRequest
 from crowdsift.text import clean_text
@@ -25,19 +27,68 @@ MAX_TITLE_CHARS = 300
 
 
 def select_evidence(
-    fetch_result: FetchResult, config: SelectorConfig, *, prompt_version: str
+    fetch_result: FetchResult,
+    config: SelectorConfig,
+    *,
+    prompt_version: str,
+    extra: Sequence[EvidenceItem] = (),
 ) -> SummarizeRequest:
-    """Choose and compress the evidence for one summarize call, recording the limits used."""
-    payloads = [_payload(post, config) for post in rank_posts(fetch_result.posts)]
+    """Choose and compress the evidence for one summarize call, recording the limits used.
+
+    ``extra`` items (YouTube videos, Amazon products, already past the relevance gate) get up
+    to a quarter of ``max_posts`` per kind, in the order given; Reddit posts fill the rest.
+    """
+    extras = _extra_payloads(extra, config)
+    room = max(config.max_posts - len(extras), 0)
+    payloads = [_payload(post, config) for post in rank_posts(fetch_result.posts)][:room]
     return SummarizeRequest(
         query=fetch_result.query,
         plan_id=fetch_result.plan_id,
-        post_payloads=payloads[: config.max_posts],
+        post_payloads=[*payloads, *extras],
         prompt_version=prompt_version,
         max_posts=config.max_posts,
         max_comments_per_post=config.max_comments_per_post,
         max_post_chars=config.max_post_chars,
         max_comment_chars=config.max_comment_chars,
+    )
+
+
+EXTRA_ID_PREFIX: dict[str, str] = {"youtube": "yt-", "amazon": "amzn-"}
+
+
+def _extra_payloads(items: Sequence[EvidenceItem], config: SelectorConfig) -> list[PostPayload]:
+    per_kind = max(1, config.max_posts // 4)
+    taken: dict[str, int] = {}
+    payloads: list[PostPayload] = []
+    seen: set[str] = set()
+    for item in items:
+        post_id = f"{EXTRA_ID_PREFIX.get(item.kind, '')}{item.id}"
+        if post_id in seen or taken.get(item.kind, 0) >= per_kind:
+            continue
+        seen.add(post_id)
+        taken[item.kind] = taken.get(item.kind, 0) + 1
+        payloads.append(_item_payload(post_id, item, config))
+    return payloads
+
+
+def _item_payload(post_id: str, item: EvidenceItem, config: SelectorConfig) -> PostPayload:
+    """A video or product as evidence: likes or reviews stand in for karma."""
+    comments = sorted(item.comments, key=lambda c: (-c.likes, c.id))
+    comments = [c for c in comments if clean_text(c.text)][: config.max_comments_per_post]
+    weight = item.metrics.get("likes", item.metrics.get("reviews", 0.0))
+    return PostPayload(
+        post_id=post_id,
+        kind=item.kind,
+        subreddit=item.where,
+        title=truncate_words(clean_text(item.title), MAX_TITLE_CHARS),
+        url=canonical_url(str(item.url)) if item.kind == "amazon" else str(item.url),
+        body_excerpt=truncate_words(clean_text(item.text), config.max_post_chars),
+        top_comment_excerpts=[
+            truncate_words(clean_text(c.text), config.max_comment_chars) for c in comments
+        ],
+        post_karma=int(weight),
+        num_comments=int(item.metrics.get("comments", len(item.comments))),
+        relevance_score=1.0,
     )
 
 
