@@ -30,11 +30,10 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
+from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
 
 COGNITO_TOKEN_PATH = "/oauth2/token"  # noqa: S105 - a URL path, not a password
 LWA_TOKEN_PATH = "/auth/o2/token"  # noqa: S105 - a URL path, not a password
@@ -106,7 +105,7 @@ def _api_error(status: int, kind: str, reason: str, message: str, **headers: str
     return _json_reply(status, {"type": kind, "reason": reason, "message": message}, headers)
 
 
-class AmazonCreatorsServer:
+class AmazonCreatorsServer(ProtocolServer):
     """The Creators API's token endpoints and searchItems on a free local port."""
 
     def __init__(
@@ -133,28 +132,6 @@ class AmazonCreatorsServer:
         self._http = LocalHTTPServer(self, name="amazon-creators-server")
 
     # --- lifecycle ----------------------------------------------------------------------
-
-    def start(self) -> None:
-        self._http.start()
-
-    def stop(self) -> None:
-        self._http.stop()
-
-    def __enter__(self) -> AmazonCreatorsServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        return self._http.base_url
 
     @property
     def auth_url(self) -> str:

@@ -14,7 +14,7 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 
 @dataclass
@@ -152,3 +152,31 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the fakes keep their own request logs."""
+
+
+class ProtocolServer:
+    """What every protocol fake shares: start, stop, a context manager, its base URL.
+
+    Subclasses set ``self._http`` to the ``LocalHTTPServer`` that serves them.
+    """
+
+    _http: LocalHTTPServer
+
+    def start(self) -> None:
+        self._http.start()
+
+    def stop(self) -> None:
+        """Stop serving, drop open keep-alive connections, and wait for handler threads."""
+        self._http.stop()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return self._http.base_url

@@ -32,11 +32,10 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
+from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
 from crowdsift.testing.reddit_listings import CommentTree, complete_post, listing, search_listing
 
 TOKEN_PATH = "/api/v1/access_token"  # noqa: S105 - a URL path, not a password
@@ -81,7 +80,7 @@ def _error_reply(status: int, headers: dict[str, str] | None = None) -> Reply:
     return _json_reply(status, {"message": phrase, "error": status}, headers)
 
 
-class RedditProtocolServer:
+class RedditProtocolServer(ProtocolServer):
     """Reddit's token endpoint and read API on a free local port, in a background thread."""
 
     def __init__(
@@ -113,30 +112,6 @@ class RedditProtocolServer:
         self.set_ratelimit(ratelimit_remaining, ratelimit_reset)
 
     # --- lifecycle ----------------------------------------------------------------------
-
-    def start(self) -> None:
-        self._http.start()
-
-    def stop(self) -> None:
-        """Stop serving, drop open keep-alive connections, and wait for handler threads."""
-        self._http.stop()
-
-    def __enter__(self) -> RedditProtocolServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:PORT``: API paths and the token endpoint both live here."""
-        return self._http.base_url
 
     @property
     def auth_url(self) -> str:

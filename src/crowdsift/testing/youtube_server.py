@@ -30,11 +30,10 @@ import html
 import json
 import threading
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
+from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
 
 API_PREFIX = "/youtube/v3"
 QUOTA_COSTS = {"search": 100, "videos": 1, "commentThreads": 1}
@@ -134,7 +133,7 @@ def _int(value: str | None, default: int, low: int, high: int) -> int:
     return min(max(number, low), high)
 
 
-class YouTubeProtocolServer:
+class YouTubeProtocolServer(ProtocolServer):
     """YouTube Data API v3 (search, videos, commentThreads) on a free local port."""
 
     def __init__(
@@ -155,24 +154,6 @@ class YouTubeProtocolServer:
         self._http = LocalHTTPServer(self, name="youtube-protocol-server")
 
     # --- lifecycle ----------------------------------------------------------------------
-
-    def start(self) -> None:
-        self._http.start()
-
-    def stop(self) -> None:
-        self._http.stop()
-
-    def __enter__(self) -> YouTubeProtocolServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     @property
     def base_url(self) -> str:
