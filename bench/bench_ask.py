@@ -27,8 +27,9 @@ from crowdsift.config import Settings
 from crowdsift.engines.embedding import SentenceTransformerEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.openai_compat import OpenAICompatEngine
+from crowdsift.quick_ask import ask
 from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import AskDeps, ResearchResult, ask
+from crowdsift.research import AskDeps, ResearchResult
 from crowdsift.testing.openai_server import ChatCompletionsServer
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"

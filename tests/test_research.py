@@ -19,9 +19,10 @@ from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.gate import RelevanceTask, RelevanceVerdicts
 from crowdsift.planner import PlanDraft, PlanTask
+from crowdsift.quick_ask import ask
 from crowdsift.reddit.sources.archive import ArchiveSource
 from crowdsift.render import number_citations, render_answer
-from crowdsift.research import AskDeps, AskRun, ResearchResult, ask
+from crowdsift.research import AskDeps, AskRun, ResearchResult
 from crowdsift.summarizer.models import SourceRef, SummaryDraft
 from crowdsift.summarizer.task import SummarizeTask
 

@@ -18,6 +18,7 @@ from crowdsift.engines.base import Engine
 from crowdsift.engines.factory import EngineChoice, build_engine
 from crowdsift.evaluation import EvalCase, EvalReport, load_cases, run_cases
 from crowdsift.planner import SubredditProfile
+from crowdsift.quick_ask import ask
 from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.reddit.sources.factory import build_source
 from crowdsift.research import (
@@ -26,7 +27,6 @@ from crowdsift.research import (
     AskRun,
     Progress,
     ResearchResult,
-    ask,
     run_research,
 )
 from crowdsift.sources.run import ExtraSource

@@ -6,8 +6,9 @@ so ``plan``, ``fetch`` and ``summary`` keep meaning what they meant before the s
 No experts and Reddit on is Reddit-only mode: phases 1–7 are skipped entirely. Experts with
 Reddit off skips phase 8 and leaves ``plan``/``fetch``/``summary`` empty.
 
-``ask`` is the lighter pipeline (plan → relevance-gated fetch → summarize) that came first; it
-stays a library function for programs that want one summary without the sidecar's drill.
+``ask`` (in ``crowdsift.quick_ask``, still importable from here) is the lighter pipeline
+(plan → relevance-gated fetch → summarize) that came first; it stays a library function for
+programs that want one summary without the sidecar's drill.
 
 Every engine call goes through one ``CountingEngine`` so the result reports LLM usage (calls and
 tokens per phase) and each stage is timed. I/O dependencies are injected.
@@ -31,10 +32,8 @@ from crowdsift.engines.scripted import CountingEngine
 from crowdsift.errors import ConfigError, CrowdsiftError, PlanError
 from crowdsift.experts.config import ExpertsConfig
 from crowdsift.experts.models import ExpertResponse, ExpertStore
-from crowdsift.gate import GatedFetch, gated_fetch
-from crowdsift.models import FetchReport, FetchResult, RejectReason, SearchPlan
-from crowdsift.planner import SubredditProfile, plan
-from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
+from crowdsift.models import FetchResult, RejectReason, SearchPlan
+from crowdsift.planner import SubredditProfile
 from crowdsift.reddit.filtering import FilterConfig
 from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.sidecar.config import SidecarConfig
@@ -54,6 +53,16 @@ from crowdsift.summarizer.models import SummarizeResult
 from crowdsift.summarizer.orchestrator import run_summarizer
 
 Progress = Callable[[str, str], None]
+
+
+def __getattr__(name: str) -> object:
+    """``crowdsift.research.ask`` keeps working; it lives in ``crowdsift.quick_ask`` now."""
+    if name == "ask":
+        from crowdsift.quick_ask import ask
+
+        return ask
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Communities the planner may choose from when the source has no archive to profile.
 DEFAULT_SUBREDDITS: tuple[SubredditProfile, ...] = tuple(
@@ -152,98 +161,8 @@ class AskDeps:
         return self.source
 
 
-async def ask(question: str, deps: AskDeps, *, subreddits: Sequence[str] = ()) -> AskRun:
-    """Answer ``question`` with what the communities in the plan said."""
-    settings = deps.settings
-    engine = CountingEngine(deps.engine)
-    timings: dict[str, float] = {}
-    started = time.perf_counter()
-
-    deps.progress("plan", "planning searches")
-    clock = time.perf_counter()
-    planned = await plan(question, engine=engine, candidates=deps.candidates, subreddits=subreddits)
-    timings["plan"] = _ms(clock)
-    search_plan = planned.plan
-    deps.progress(
-        "fetch",
-        f"searching r/{', r/'.join(search_plan.subreddits)} for "
-        f"{', '.join(repr(t) for t in search_plan.search_terms)}",
-    )
-
-    clock = time.perf_counter()
-    gated = await gated_fetch(
-        search_plan,
-        question,
-        fetch=lambda p, limit: _fetch(deps, p, limit, question),
-        engine=engine,
-        initial_limit=settings.gate_initial_limit,
-        min_yield=settings.gate_min_yield,
-        source=deps.reddit().name,
-    )
-    timings["fetch_and_gate"] = _ms(clock)
-    deps.progress(
-        "summarize",
-        f"{len(gated.result.posts)} relevant posts of {gated.fetched_posts} "
-        f"(yield {gated.yield_ratio:.0%}{', refetched' if gated.refetched else ''}); summarizing",
-    )
-
-    clock = time.perf_counter()
-    summary = await run_summarizer(
-        gated.result,
-        engine=engine,
-        selector_config=SelectorConfig.from_settings(settings),
-        summarizer_config=SummarizerConfig.from_settings(settings),
-    )
-    timings["summarize"] = _ms(clock)
-    timings["total"] = _ms(started)
-
-    result = ResearchResult(
-        question=question,
-        status=summary.status,
-        engine=engine.name,
-        plan=search_plan,
-        fetch=_fetch_summary(deps.reddit().name, gated.report, gated),
-        summary=summary,
-        timings_ms=timings,
-        usage=engine.usage,
-    )
-    return AskRun(result=result, evidence=gated.result)
-
-
-def _fetch(
-    deps: AskDeps, search_plan: SearchPlan, limit: int, question: str
-) -> tuple[FetchResult, FetchReport]:
-    options = SearchOptions.from_settings(deps.settings)
-    options = options.model_copy(
-        update={"max_posts_per_query": limit, "page_size": min(options.page_size, limit)}
-    )
-    fetcher = RedditFetcher(
-        deps.reddit(),
-        filters=FilterConfig.from_settings(deps.settings),
-        options=options,
-        store=deps.store,
-    )
-    outcome = fetcher.fetch(search_plan, query=question)
-    return outcome.result, outcome.report
-
-
-def _fetch_summary(source: str, report: FetchReport, gated: GatedFetch) -> FetchSummary:
-    return FetchSummary(
-        source=source,
-        posts_seen=report.posts_seen,
-        posts_accepted=report.posts_accepted,
-        posts_relevant=len(gated.result.posts),
-        yield_ratio=gated.yield_ratio,
-        refetched=gated.refetched,
-        gate_failed_open=gated.failed_open,
-        comments_accepted=report.comments_accepted,
-        post_rejections=report.post_rejections,
-        skipped_subreddits=report.skipped_subreddits,
-        errors=report.errors,
-    )
-
-
-def _ms(since: float) -> float:
+def elapsed_ms(since: float) -> float:
+    """Milliseconds since a ``time.perf_counter()`` reading, for ``timings_ms``."""
     return round((time.perf_counter() - since) * 1000, 1)
 
 
@@ -327,7 +246,7 @@ async def run_research(
         try:
             return await _ask_experts(question, deps, engine, experts, use_recent_only)
         finally:
-            timings["experts"] = _ms(clock)
+            timings["experts"] = elapsed_ms(clock)
 
     async def reddit_branch() -> _RedditPart | None:
         if not search_reddit:
@@ -340,7 +259,7 @@ async def run_research(
                 raise
             return _failed_reddit(deps, engine, exc)
         finally:
-            timings["reddit"] = _ms(clock)
+            timings["reddit"] = elapsed_ms(clock)
 
     try:
         expert_responses, reddit = await asyncio.gather(expert_branch(), reddit_branch())
@@ -349,7 +268,7 @@ async def run_research(
         extra.cancel()
     if sources and (reddit is None or reddit.summary is None):
         reddit = await _summarize_sources_alone(question, deps, engine, fetches, reddit, timings)
-    timings["total"] = _ms(started)
+    timings["total"] = elapsed_ms(started)
     result = ResearchResult(
         question=question,
         status=_overall_status(expert_responses, reddit, fetches),
@@ -425,7 +344,7 @@ async def _ask_reddit(
         summarizer_config=SummarizerConfig.from_settings(settings),
         extra=items,
     )
-    timings["summarize"] = _ms(clock)
+    timings["summarize"] = elapsed_ms(clock)
     part.fetch = _sidecar_fetch_summary(source.name, run)
     return part
 
@@ -446,7 +365,7 @@ async def _extra_sources(
             question, sources, tools=tools, engine=engine, progress=deps.progress
         )
     finally:
-        timings["sources"] = _ms(clock)
+        timings["sources"] = elapsed_ms(clock)
 
 
 async def _summarize_sources_alone(
@@ -470,7 +389,7 @@ async def _summarize_sources_alone(
         summarizer_config=SummarizerConfig.from_settings(deps.settings),
         extra=items,
     )
-    timings["summarize"] = _ms(clock)
+    timings["summarize"] = elapsed_ms(clock)
     part = reddit or _RedditPart(response=None)
     part.summary = summary
     return part
