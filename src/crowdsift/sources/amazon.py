@@ -36,6 +36,7 @@ from crowdsift.errors import (
     HttpStatusError,
     TransportError,
 )
+from crowdsift.httpjson import json_or_none
 from crowdsift.log import get_logger, redact_text, register_secrets
 from crowdsift.reddit.sources.base import SourceStats
 from crowdsift.reddit.transport.retry import (
@@ -50,7 +51,6 @@ from crowdsift.sources.amazon_auth import CREDENTIAL_SETTINGS, CreatorsOAuth, au
 from crowdsift.sources.amazon_items import (
     ERROR_HINTS,
     error_code,
-    json_or_none,
     marketplace_host,
     parse_search_result,
 )

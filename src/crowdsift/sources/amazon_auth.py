@@ -17,15 +17,14 @@ message or a log line.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Generator
-from typing import Any
 
 import httpx
 
 from crowdsift.errors import AuthError, ConfigError
+from crowdsift.httpjson import json_or_none, positive_seconds
 from crowdsift.log import get_logger, register_secrets
 
 log = get_logger(__name__)
@@ -158,7 +157,7 @@ class CreatorsOAuth(httpx.Auth):
         if status == 429 or status >= 500:
             log.warning("amazon_token_unavailable", url=self.auth_url, status=status)
             return None
-        body = _json_or_none(response)
+        body = json_or_none(response)
         where = f"The Creators API token endpoint {self.auth_url} answered HTTP {status}"
         if status != 200 or not isinstance(body, dict) or "error" in body:
             raise AuthError(_refusal(where, body))
@@ -169,7 +168,7 @@ class CreatorsOAuth(httpx.Auth):
                 f"of AMAZON_CREDENTIAL_VERSION) and {CREDENTIAL_SETTINGS}."
             )
         register_secrets([token])
-        lifetime = _seconds(body.get("expires_in"), default=3600.0)
+        lifetime = positive_seconds(body.get("expires_in"), default=3600.0)
         self._token = token
         self._expires_at = self._clock() + max(lifetime - EXPIRY_MARGIN, lifetime / 2)
         log.info("amazon_token_acquired", version=self.version, expires_in=lifetime)
@@ -194,20 +193,3 @@ def _refusal(where: str, body: object) -> str:
         f"pair. Check {CREDENTIAL_SETTINGS} {_WHERE_TO_GET}, and AMAZON_CREDENTIAL_VERSION "
         "(each version has its own token endpoint)."
     )
-
-
-def _json_or_none(response: httpx.Response) -> Any:
-    try:
-        return json.loads(response.content)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-
-
-def _seconds(value: object, *, default: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return default
-    try:
-        seconds = float(value)
-    except ValueError:
-        return default
-    return seconds if seconds > 0 else default

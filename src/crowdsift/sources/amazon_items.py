@@ -9,11 +9,9 @@ it, logs the reason and counts it, and keeps every good one.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-import httpx
 from pydantic import ValidationError
 
 from crowdsift.errors import ConfigError, ResponseError
@@ -170,10 +168,3 @@ def error_code(body: Any) -> tuple[str | None, str | None]:
         str(code) if code is not None else None,
         str(message)[:200] if message is not None else None,
     )
-
-
-def json_or_none(response: httpx.Response) -> Any:
-    try:
-        return json.loads(response.content)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None

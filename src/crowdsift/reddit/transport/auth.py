@@ -19,7 +19,6 @@ failure raises ``AuthError`` naming the settings to fix. The secret never enters
 from __future__ import annotations
 
 import base64
-import json
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -28,6 +27,7 @@ from typing import Any
 import httpx
 
 from crowdsift.errors import AuthError
+from crowdsift.httpjson import json_or_none, positive_seconds
 from crowdsift.log import get_logger, register_secrets
 
 log = get_logger(__name__)
@@ -127,7 +127,7 @@ class RedditOAuth(httpx.Auth):
         if status == 429 or status >= 500:
             log.warning("oauth_token_unavailable", url=self.auth_url, status=status)
             return None
-        body = _json_or_none(response)
+        body = json_or_none(response)
         if status == 401:
             raise AuthError(
                 f"Reddit's token endpoint {self.auth_url} answered HTTP 401: it does not know "
@@ -147,7 +147,7 @@ class RedditOAuth(httpx.Auth):
                 f"Check {_CLIENT_SETTINGS} ({_ALTERNATIVE})."
             )
         register_secrets([token])
-        lifetime = _seconds(body.get("expires_in"), default=3600.0)
+        lifetime = positive_seconds(body.get("expires_in"), default=3600.0)
         self._token = token
         self._expires_at = self._clock() + max(lifetime - EXPIRY_MARGIN, lifetime / 2)
         log.info("oauth_token_acquired", grant_type=self.grant_type, expires_in=lifetime)
@@ -174,20 +174,3 @@ class RedditOAuth(httpx.Auth):
         if self.grant_type == "password":
             settings += f" and {_USER_SETTINGS}"
         return f"{where} ({detail}, error {error!s}). Check {settings} ({_ALTERNATIVE})."
-
-
-def _json_or_none(response: httpx.Response) -> Any:
-    try:
-        return json.loads(response.content)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-
-
-def _seconds(value: object, *, default: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return default
-    try:
-        seconds = float(value)
-    except ValueError:
-        return default
-    return seconds if seconds > 0 else default
