@@ -129,12 +129,12 @@ def test_a_live_slow_job_is_not_reaped(tmp_path: Path) -> None:
         return answer(request, progress)
 
     service = make_service(
-        f"sqlite:///{tmp_path / 'j.sqlite'}", slow, stale_after=0.3, max_attempts=1
+        f"sqlite:///{tmp_path / 'j.sqlite'}", slow, stale_after=0.8, max_attempts=1
     )
     service.start(reap_every=0.05)
     try:
         job = service.submit(REQUEST)
-        time.sleep(1.0)  # three stale periods: the heartbeat (every 0.05 s) keeps it alive
+        time.sleep(2.0)  # 2.5 stale periods; a heartbeat every 0.05 s keeps it alive
         running = service.get(job.id)
         assert running is not None and running.status == "running"
         release.set()
