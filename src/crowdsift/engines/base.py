@@ -53,14 +53,37 @@ class ChatMessage(BaseModel):
     content: str
 
 
+class CallUsage(BaseModel):
+    """What one engine call cost: the record behind ``Usage.per_call``."""
+
+    phase: str
+    model: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cost_usd: float | None = Field(
+        0.0, description="null when the model is not in the price table (see unpriced_models)"
+    )
+
+
 class Usage(BaseModel):
-    """LLM cost of one call or many: calls, tokens and wall time (local calls count 0 tokens)."""
+    """LLM cost of one call or many: calls, tokens, wall time and money.
+
+    Local calls count 0 tokens and cost 0. ``cost_usd`` sums the priced calls; a model missing
+    from the price table is listed in ``unpriced_models`` rather than guessed.
+    """
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_ms: float = 0.0
     by_phase: dict[str, int] = Field(default_factory=dict, description="calls per phase")
+    cost_usd: float = Field(0.0, description="USD, from the price table (CROWDSIFT_PRICE_TABLE)")
+    unpriced_models: list[str] = Field(default_factory=list)
+    per_call: list[CallUsage] = Field(default_factory=list, description="one record per call")
+    budget_usd: float | None = Field(None, description="the --budget-usd limit of the run")
+    budget_exhausted: bool = Field(False, description="the budget stopped further LLM calls")
+    calls_skipped: int = Field(0, description="LLM calls refused because the budget was spent")
 
     def add(self, other: Usage) -> None:
         """Accumulate ``other`` into this total."""
@@ -70,6 +93,11 @@ class Usage(BaseModel):
         self.latency_ms += other.latency_ms
         for phase, count in other.by_phase.items():
             self.by_phase[phase] = self.by_phase.get(phase, 0) + count
+        self.cost_usd = round(self.cost_usd + other.cost_usd, 8)
+        self.unpriced_models += [m for m in other.unpriced_models if m not in self.unpriced_models]
+        self.per_call += other.per_call
+        self.budget_exhausted = self.budget_exhausted or other.budget_exhausted
+        self.calls_skipped += other.calls_skipped
 
 
 @dataclass(frozen=True)
@@ -161,9 +189,11 @@ class Stopwatch:
         return round((time.perf_counter() - self._start) * 1000, 2)
 
 
-def local_usage(phase: Phase, stopwatch: Stopwatch) -> Usage:
-    """Usage of a local call: one call, no tokens, its wall time."""
-    return Usage(calls=1, latency_ms=stopwatch.ms(), by_phase={phase: 1})
+def local_usage(phase: Phase, stopwatch: Stopwatch, model: str | None = None) -> Usage:
+    """Usage of a local call: one call, no tokens, no cost, its wall time."""
+    latency = stopwatch.ms()
+    record = CallUsage(phase=phase, model=model, latency_ms=latency, cost_usd=0.0)
+    return Usage(calls=1, latency_ms=latency, by_phase={phase: 1}, per_call=[record])
 
 
 def texts_of(items: Sequence[Any], attribute: str) -> list[str]:

@@ -42,7 +42,7 @@ class LocalEngine:
         stopwatch = Stopwatch()
         # Embedding is CPU-bound: keep the event loop free for concurrent phases.
         output = await asyncio.to_thread(task.run_local, self.kit)
-        usage = local_usage(task.phase, stopwatch)
+        usage = local_usage(task.phase, stopwatch, self.kit.embedder.name)
         log.info(
             "engine_call", engine="local", phase=task.phase, task=type(task).__name__,
             latency_ms=usage.latency_ms,
