@@ -118,7 +118,7 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
     assert set(tools) == TOOLS
     research_schema = tools["research"].input_schema
     assert research_schema["required"] == ["question"]
-    assert {"question", "experts", "search_reddit", "use_recent_only", "engine"} <= set(
+    assert {"question", "experts", "search_reddit", "use_recent_only", "engine", "sources"} <= set(
         research_schema["properties"]
     )
     assert "plan" in tools["fetch"].input_schema["required"]
@@ -240,6 +240,7 @@ def call(server: Any, name: str, arguments: dict[str, Any], **options: Any) -> C
         ),
         ({"question": "Which desk lamp?", "experts": [str(n) for n in range(11)]}, "experts:"),
         ({"question": "Which desk lamp?", "engine": "gpt-9"}, "'local' or 'openai'"),
+        ({"question": "Which desk lamp?", "sources": ["tiktok"]}, "'youtube' or 'amazon'"),
         ({}, "question"),
     ],
 )
@@ -264,6 +265,7 @@ def test_research_passes_a_validated_request_and_reports_progress() -> None:
         "experts": ["desk_gear_weekly", "desk_gear_weekly"],
         "subreddits": ["r/StandingDesks"],
         "engine": "local",
+        "sources": ["amazon", "youtube"],
     }
     result = call(
         build_server(get_settings(), research=recorder),
@@ -278,11 +280,37 @@ def test_research_passes_a_validated_request_and_reports_progress() -> None:
             experts=["desk_gear_weekly"],
             subreddits=["StandingDesks"],
             engine="local",
+            sources=["amazon", "youtube"],
         )
     ]
     answer = ResearchResult.model_validate(result.structured_content)
     assert answer.question == "Which standing desk lasts?"
     assert messages == ["1 plan: planning searches", "2 fetch: searching r/gadgets"]
+
+
+def test_research_with_youtube_and_no_key_reports_youtube_skipped() -> None:
+    """The real research service: no YOUTUBE_API_KEY (the env is isolated), so the asked
+    source is skipped with its notice and the run still finishes."""
+
+    async def go() -> tuple[dict[str, Any], CallToolResult]:
+        async with Client(build_server(get_settings())) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            arguments = {"question": QUESTION, "sources": ["youtube"], "search_reddit": False}
+            result = await client.call_tool("research", arguments)
+        return tools["research"].input_schema["properties"], result
+
+    properties, result = asyncio.run(asyncio.wait_for(go(), timeout=60))
+    sources = properties["sources"]
+    assert sources["type"] == "array" and sources["items"]["enum"] == ["youtube", "amazon"]
+    assert "skipped with a notice" in sources["description"]
+
+    assert not result.is_error, result.content
+    answer = ResearchResult.model_validate(result.structured_content)
+    assert [fetched.kind for fetched in answer.source_fetches] == ["youtube"]
+    youtube = answer.source_fetches[0]
+    assert youtube.skipped is not None and "YOUTUBE_API_KEY" in youtube.skipped
+    assert youtube.items == [] and youtube.errors == []
+    assert answer.summary is None and answer.reddit_response is None
 
 
 def test_a_crowdsift_error_is_a_tool_error_with_its_message_and_no_secret() -> None:

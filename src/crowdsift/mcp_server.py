@@ -66,7 +66,8 @@ RESEARCH_DESCRIPTION = (
     "and summarizes them; with `experts` it also asks those expert channels (ids from "
     "`list_experts`) in parallel. Returns a ResearchResult: `summary` (Reddit answer: "
     "highlights with [post:ID] citations and the cited `sources` with URLs), "
-    "`expert_responses`, `reddit_response` and `status` (ok, partial or error). Takes tens of "
+    "`expert_responses`, `reddit_response`, `source_fetches` (what each YouTube / Amazon "
+    "search kept, or why it was skipped) and `status` (ok, partial or error). Takes tens of "
     "seconds; progress is reported while it runs. Quote the sources when you answer."
 )
 FETCH_DESCRIPTION = (
@@ -158,6 +159,14 @@ def _add_research(server: MCPServer[Any], run_research: ResearchFn) -> None:
                 description="Subreddits to search instead of the planner's choice (optional).",
             ),
         ],
+        sources: Annotated[
+            list[Literal["youtube", "amazon"]],
+            Field(
+                default_factory=list,
+                description="Also search YouTube videos / Amazon products; each is skipped with "
+                "a notice when its credentials are not configured.",
+            ),
+        ],
     ) -> ResearchResult:
         request = _validated_request(
             question=question,
@@ -166,6 +175,7 @@ def _add_research(server: MCPServer[Any], run_research: ResearchFn) -> None:
             use_recent_only=use_recent_only,
             engine=engine,
             subreddits=subreddits,
+            sources=sources,
         )
         return await _off_loop(partial(run_research, request, _progress_reporter(ctx)))
 

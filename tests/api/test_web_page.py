@@ -13,7 +13,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,6 +35,7 @@ from crowdsift.jobs.factory import build_job_service
 from crowdsift.jobs.models import ResearchRequest
 from crowdsift.research import Progress, ResearchResult
 from crowdsift.service import FeedService
+from crowdsift.sources.youtube import SKIP_NOTICE as YOUTUBE_SKIP_NOTICE
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -120,14 +121,17 @@ def research_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             yield url
 
 
-def crafted_app(settings: Settings, result: ResearchResult) -> FastAPI:
-    """An app whose jobs report hostile progress and return ``result`` (the real job service,
-    store and event stream; only the research function is injected)."""
+def crafted_app(
+    settings: Settings, result: ResearchResult | Callable[[ResearchRequest], ResearchResult]
+) -> FastAPI:
+    """An app whose jobs report hostile progress and return ``result`` (or what it makes of
+    the request) — the real job service, store and event stream; only research is injected."""
 
     def research(request: ResearchRequest, progress: Progress) -> ResearchResult:
         progress("scout", f"searching for {IMG} {SCRIPT}")
         progress("synthesize", "writing the answer")
-        return result.model_copy(update={"question": request.question})
+        made = result if isinstance(result, ResearchResult) else result(request)
+        return made.model_copy(update={"question": request.question})
 
     experts = [
         ExpertSummary(
@@ -512,6 +516,215 @@ def test_a_server_validation_error_is_shown_and_the_form_stays_usable(
         expect(page.locator("#submit")).to_be_enabled()
         expect(page.locator("#results")).to_be_hidden()
         tab.assert_clean()
+
+
+# ---- YouTube and Amazon -------------------------------------------------------------------------
+
+YT_URL = "https://www.youtube.com/watch?v=abc123XYZ_0"
+YT_PLAIN_URL = "https://www.youtube.com/watch?v=def456uvw_1"
+AMZN_URL = "https://www.amazon.com/dp/B0HOSTILE1"
+
+
+@dataclass
+class Scripted:
+    """The jobs' research: the next prepared result for each request, the requests kept."""
+
+    results: list[ResearchResult] = field(default_factory=list)
+    requests: list[ResearchRequest] = field(default_factory=list)
+
+    def __call__(self, request: ResearchRequest) -> ResearchResult:
+        self.requests.append(request)
+        return self.results.pop(0)
+
+
+@pytest.fixture(scope="module")
+def sources_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Scripted]]:
+    scripted = Scripted()
+    with clean_environment():
+        settings = Settings(home=tmp_path_factory.mktemp("web-sources-home"), engine="local")
+        with serve(crafted_app(settings, scripted)) as url:
+            yield url, scripted
+
+
+def videos_and_products_result() -> ResearchResult:
+    """Reddit, YouTube and Amazon in one summary; hostile text in titles, channels, comments."""
+    video = {
+        "kind": "youtube",
+        "id": "abc123XYZ_0",
+        "title": f"Review {IMG}",
+        "text": SCRIPT,
+        "url": YT_URL,
+        "where": f"Channel {SCRIPT}",
+        "published_at": datetime(2026, 3, 4, tzinfo=UTC).isoformat(),
+        "metrics": {"views": 12345, "likes": 678, "comments": 90},
+        "comments": [{"id": "c1", "text": f"comment {IMG}", "likes": 5}],
+    }
+    plain = {"kind": "youtube", "id": "def456uvw_1", "title": "Second look", "text": "",
+             "url": YT_PLAIN_URL, "where": "Plain channel"}  # fmt: skip
+    product = {
+        "kind": "amazon",
+        "id": "B0HOSTILE1",
+        "title": f"Product {SCRIPT}",
+        "text": "features",
+        "url": AMZN_URL,
+        "where": f"www.amazon.com {IMG}",
+        "metrics": {"rating": 4.6, "reviews": 1234},
+        "comments": [{"id": "r1", "text": f"review {SCRIPT}", "likes": 2}],
+    }
+    return ResearchResult.model_validate(
+        {
+            "question": "placeholder",
+            "status": "partial",
+            "engine": "local",
+            "summary": {
+                "status": "ok",
+                "summary": "Reddit says yes [post:p1], the video agrees [post:yt-abc123XYZ_0] "
+                "and buyers too [post:amzn-B0HOSTILE1].",
+                "sources": [
+                    {
+                        "post_id": "p1",
+                        "url": SAFE_THREAD,
+                        "subreddit": "gadgets",
+                        "title": "A thread",
+                    },
+                    {
+                        "post_id": "yt-abc123XYZ_0",
+                        "kind": "youtube",
+                        "url": YT_URL,
+                        "subreddit": f"Channel {SCRIPT}",
+                        "title": f"Review {IMG}",
+                    },
+                    {
+                        "post_id": "amzn-B0HOSTILE1",
+                        "kind": "amazon",
+                        "url": AMZN_URL,
+                        "subreddit": "www.amazon.com",
+                        "title": f"Product {SCRIPT}",
+                    },
+                ],
+                "prompt_version": "v1",
+                "engine": "local",
+            },
+            "source_fetches": [
+                {
+                    "kind": "youtube",
+                    "query": "q",
+                    "items": [video, plain],
+                    "fetched": 5,
+                    "yield_ratio": 0.4,
+                    "refetched": True,
+                },
+                {
+                    "kind": "amazon",
+                    "query": "q",
+                    "items": [product],
+                    "fetched": 5,
+                    "yield_ratio": 0.2,
+                    "errors": [f"refetch failed {IMG}"],
+                },
+            ],
+            "timings_ms": {},
+            "usage": {},
+        }
+    )
+
+
+def youtube_skipped_result() -> ResearchResult:
+    skipped = {"kind": "youtube", "query": "q", "skipped": YOUTUBE_SKIP_NOTICE}
+    return ResearchResult.model_validate(
+        {
+            "question": "placeholder",
+            "status": "ok",
+            "engine": "local",
+            "source_fetches": [skipped],
+            "timings_ms": {},
+            "usage": {},
+        }
+    )
+
+
+def ask_and_capture_body(page: Page) -> dict[str, Any]:
+    """Click Ask; the JSON body the page POSTed to /api/research."""
+    with page.expect_request(
+        lambda r: r.method == "POST" and r.url.endswith("/api/research")
+    ) as posted:
+        page.get_by_role("button", name="Ask").click()
+    body: dict[str, Any] = posted.value.post_data_json
+    return body
+
+
+def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_and_skips(
+    sources_server: tuple[str, Scripted], browser: Browser
+) -> None:
+    url, scripted = sources_server
+    scripted.results[:] = [videos_and_products_result(), youtube_skipped_result()]
+    with open_tab(browser, url) as tab:
+        page = tab.page
+        expect(page.locator("#expert-list input")).to_have_count(1)
+        expect(page.get_by_label("Search YouTube")).not_to_be_checked()
+        page.get_by_label("Your question").fill("Which voice recorder do people keep?")
+        page.get_by_label("Search YouTube").check()
+        page.get_by_label("Search Amazon").check()
+        body = ask_and_capture_body(page)
+        assert body["sources"] == ["youtube", "amazon"] and body["search_reddit"] is True
+        wait_done(page)
+        assert scripted.requests[-1].sources == ["youtube", "amazon"]
+
+        summary = page.locator("#community .reddit-summary")
+        expect(summary.locator("h3").first).to_have_text("Reddit + YouTube + Amazon summary")
+        cited = summary.locator("ol.sources li")
+        assert cited.evaluate_all("ns => ns.map(n => n.dataset.kind)") == [
+            "reddit",
+            "youtube",
+            "amazon",
+        ]
+        assert cited.locator(".badge").all_inner_texts() == ["Reddit", "YouTube", "Amazon"]
+        expect(cited.nth(1)).to_contain_text(f"Channel {SCRIPT}")  # the channel, not r/…
+        assert hrefs(page, "#community sup.cite a") == [SAFE_THREAD, YT_URL, AMZN_URL]
+
+        other = page.locator("#other-sources")
+        expect(other.get_by_role("heading", name="Other sources")).to_be_visible()
+        youtube = other.locator('.source-fetch[data-kind="youtube"]')
+        expect(youtube.locator("h3")).to_have_text("YouTube")
+        expect(youtube).to_contain_text("2 relevant of 5 (yield 40%, refetched once)")
+        expect(youtube.locator(".evidence-item").first).to_contain_text(
+            f"Channel {SCRIPT} · 12.3K views · 678 likes · 90 comments · 2026-03-04"
+        )
+        amazon = other.locator('.source-fetch[data-kind="amazon"]')
+        expect(amazon).to_contain_text("1 relevant of 5 (yield 20%)")
+        expect(amazon.locator(".evidence-item")).to_contain_text("★ 4.6 · 1.2K reviews")
+        expect(amazon.locator("ul.error")).to_have_text(f"refetch failed {IMG}")
+        assert hrefs(page, "#other-sources a") == [YT_URL, YT_PLAIN_URL, AMZN_URL]
+        expect(other.get_by_role("link", name=f"YouTube: Review {IMG}")).to_have_text(
+            f"Review {IMG}"
+        )
+        for opener in other.locator("details summary").all():
+            opener.click()
+        expect(youtube.locator("details")).to_contain_text(f"comment {IMG}")
+        expect(amazon.locator("details")).to_contain_text(f"review {SCRIPT}")
+
+        assert page.locator("img").count() == 0
+        assert page.locator("script").count() == 1
+        assert page.evaluate(
+            "[...document.querySelectorAll('*')]"
+            ".every(n => [...n.attributes].every(a => !a.name.startsWith('on')))"
+        ), "some element has an event-handler attribute"
+        assert all(h.startswith("https://") for h in hrefs(page, "#results a[href]"))
+        screenshot(page, "web-page-other-sources.png")
+
+        # YouTube alone, Reddit off: no key on the server, so the one-line skip notice.
+        page.get_by_label("Search Reddit").uncheck()
+        page.get_by_label("Search Amazon").uncheck()
+        body = ask_and_capture_body(page)
+        assert body["sources"] == ["youtube"] and body["search_reddit"] is False
+        expect(other.locator(".skip-notice")).to_have_text(YOUTUBE_SKIP_NOTICE)
+        wait_done(page)
+        assert scripted.requests[-1].sources == ["youtube"]
+        expect(other.locator(".evidence-item")).to_have_count(0)
+        expect(other.locator(".source-fetch")).to_have_count(1)
+        expect(page.locator("#community")).to_contain_text("The search brought nothing back.")
+        tab.assert_clean()
+        assert tab.outside == []
 
 
 # ---- API key ----------------------------------------------------------------------------------

@@ -73,6 +73,8 @@ function readForm() {
     question: $("question").value.trim(),
     experts: [...document.querySelectorAll("#expert-list input:checked")].map((i) => i.value),
     search_reddit: $("search-reddit").checked,
+    sources: [...document.querySelectorAll('#ask-form input[name="source"]:checked')]
+      .map((i) => i.value),
     use_recent_only: $("recent-only").checked,
     engine: null,
   };
@@ -80,8 +82,8 @@ function readForm() {
 
 function problemWith(request) {
   if (request.question.length < 3) return "Write a question (at least 3 characters).";
-  if (!request.search_reddit && request.experts.length === 0) {
-    return "Pick at least one expert, or tick “Search Reddit”.";
+  if (!request.search_reddit && request.experts.length === 0 && request.sources.length === 0) {
+    return "Pick at least one expert, or tick “Search Reddit”, “YouTube” or “Amazon”.";
   }
   return null;
 }

@@ -1,10 +1,12 @@
-// Rendering what the server sends: the experts picker, a job's progress, expert answers and
-// Community Insights. All nodes come from the safe builders in dom.js (no HTML parsing of data,
-// only http(s) links); ``nameOf(expertId)`` turns an expert id into the name shown on its card.
+// Rendering what the server sends: the experts picker, a job's progress, expert answers,
+// Community Insights and the other sources (YouTube, Amazon: sources.js). All nodes come from
+// the safe builders in dom.js (no HTML parsing of data, only http(s) links);
+// ``nameOf(expertId)`` turns an expert id into the name shown on its card.
 
 import {
   $, badge, bulletList, cited, el, engineLabel, prose, section, show, sourceLink, statusBadge,
 } from "./dom.js";
+import { kindBadge, kindLabel, otherSources, summaryTitle, whereOf } from "./sources.js";
 
 // ---- Experts picker -------------------------------------------------------------------------
 
@@ -53,14 +55,19 @@ export function startView(request, nameOf) {
   const cards = $("expert-cards");
   cards.replaceChildren(...request.experts.map((id) => expertCard(id, nameOf, null, false)));
   show($("expert-answers"), request.experts.length > 0);
-  $("community-body").replaceChildren(
-    el("p", { className: "placeholder" }, "Waiting for the Reddit search…"));
-  show($("community"), request.search_reddit);
+  const sources = request.sources || [];
+  $("community-body").replaceChildren(el("p", { className: "placeholder" },
+    request.search_reddit ? "Waiting for the Reddit search…" : "Waiting for the search…"));
+  show($("community"), request.search_reddit || sources.length > 0);
+  $("other-sources-body").replaceChildren(
+    el("p", { className: "placeholder" },
+      `Waiting for ${sources.map(kindLabel).join(" and ")}…`));
+  show($("other-sources"), sources.length > 0);
   show($("results"), true);
 }
 
 export function renderJob(job, nameOf) {
-  const request = job.request || { experts: [], search_reddit: false };
+  const request = { experts: [], search_reddit: false, sources: [], ...(job.request || {}) };
   const result = job.result;
   jobStatus(job.status);
   const error = job.status === "failed" ? job.error || "the job failed without a message" : null;
@@ -76,10 +83,13 @@ export function renderJob(job, nameOf) {
     expertCard(id, nameOf, responses.find((r) => r.expert_id === id) || null, true)));
   show($("expert-answers"), ids.length > 0);
 
-  show($("community"), Boolean(request.search_reddit));
-  if (request.search_reddit) {
-    $("community-body").replaceChildren(...communityInsights(result));
-  }
+  // Community Insights hold the Reddit answer, or the summary of the videos and products alone.
+  const community = Boolean(request.search_reddit || request.sources.length);
+  show($("community"), community);
+  if (community) $("community-body").replaceChildren(...communityInsights(result, request));
+  const fetches = (result && result.source_fetches) || [];
+  $("other-sources-body").replaceChildren(...otherSources(fetches));
+  show($("other-sources"), fetches.length > 0);
   show($("results"), true);
   $("results-title").focus();
 }
@@ -140,15 +150,16 @@ function expertSources(sources) {
 
 // ---- Community Insights ---------------------------------------------------------------------
 
-function communityInsights(result) {
+function communityInsights(result, request) {
   const reddit = result && result.reddit_response;
   const summary = result && result.summary;
   if (!reddit && !summary) {
-    return [el("p", { className: "placeholder" }, "The Reddit search brought nothing back.")];
+    return [el("p", { className: "placeholder" }, request.search_reddit
+      ? "The Reddit search brought nothing back." : "The search brought nothing back.")];
   }
   const parts = [];
   if (reddit) parts.push(...redditResponse(reddit));
-  if (summary) parts.push(redditSummary(summary));
+  if (summary) parts.push(redditSummary(summary, summaryTitle(request)));
   return parts;
 }
 
@@ -218,11 +229,11 @@ function comparisonTable(rows, links) {
     el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
 }
 
-function redditSummary(summary) {
+function redditSummary(summary, title) {
   const sources = summary.sources || [];
   const resolve = byPostId(sources);
   return el("section", { className: "block reddit-summary" },
-    el("h3", {}, "Reddit summary"),
+    el("h3", {}, title),
     el("p", { className: "card-meta" }, statusBadge(summary.status), " ",
       badge(engineLabel(summary.engine)), summary.reason ? ` ${String(summary.reason)}` : ""),
     prose(summary.summary, resolve),
@@ -231,6 +242,7 @@ function redditSummary(summary) {
     (summary.cautions || []).length
       ? section("Cautions", bulletList(summary.cautions, (c) => cited(c, resolve))) : null,
     sources.length ? section("Sources", el("ol", { className: "sources" }, sources.map((s) =>
-      el("li", {}, sourceLink(s.url, String(s.title || s.url)), " ",
-        el("span", { className: "hint" }, `r/${String(s.subreddit ?? "")}`))))) : null);
+      el("li", { "data-kind": String(s.kind ?? "reddit") }, kindBadge(s.kind), " ",
+        sourceLink(s.url, String(s.title || s.url)), " ",
+        el("span", { className: "hint" }, whereOf(s.kind, s.subreddit)))))) : null);
 }
