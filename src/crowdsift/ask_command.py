@@ -46,11 +46,12 @@ async def research_deps(
     experts: Sequence[str] = (),
     search_reddit: bool = True,
     shared_engine: Engine | None = None,
+    budget_usd: float | None = None,
 ) -> AsyncIterator[AskDeps]:
     """Build engine, source, stores and subreddit candidates; release them all afterwards.
 
     ``shared_engine`` (a long-lived service's local engine) is used instead of building one,
-    and is left open.
+    and is left open. ``budget_usd`` (else ``CROWDSIFT_BUDGET_USD``) caps the run's LLM spend.
 
     The Reddit source is built only when Reddit is searched and the expert store only when
     experts are asked (bundled demo experts are imported on first use; unknown ids fail here,
@@ -90,6 +91,7 @@ async def research_deps(
                 candidates=candidates,
                 progress=_progress_sink(progress),
                 expert_store=expert_store,
+                budget_usd=budget_usd,
             )
         finally:
             if shared_engine is None:

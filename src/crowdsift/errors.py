@@ -91,6 +91,15 @@ class EngineError(CrowdsiftError):
     """An engine (LLM or local) could not complete a task."""
 
 
+class BudgetExceededError(EngineError):
+    """The run's ``--budget-usd`` is spent: the call was not made, and the phase degrades.
+
+    It is an ``EngineError`` on purpose, so every phase treats it as the outage it already
+    survives (the gate fails open, scoring returns empty, synthesis falls back) and the run ends
+    ``partial`` with what it has.
+    """
+
+
 class EngineConfigError(EngineError, ConfigError):
     """The engine is not configured; the message names the variable and ``--engine local``."""
 

@@ -23,6 +23,7 @@ from crowdsift.errors import EngineError, EngineOutputError
 from crowdsift.log import get_logger
 from crowdsift.models import FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.text import tokenize
+from crowdsift.tracing import ITEMS_IN, ITEMS_OUT, SOURCE, YIELD, Attributes, observe
 
 log = get_logger(__name__)
 T = TypeVar("T")
@@ -117,6 +118,19 @@ async def relevance_filter(
     return result.relevant, result.yield_ratio
 
 
+def _judge_attributes(query: str, items: Sequence[Any], source: str, **_: Any) -> Attributes:
+    return {SOURCE: source, ITEMS_IN: len(items)}
+
+
+def _verdict_attributes(result: GateResult) -> Attributes:
+    return {
+        ITEMS_OUT: len(result.relevant),
+        YIELD: result.yield_ratio,
+        "crowdsift.failed_open": result.failed_open,
+    }
+
+
+@observe("relevance_filter", attributes=_judge_attributes, result_attributes=_verdict_attributes)
 async def judge(
     query: str,
     items: Sequence[T],

@@ -18,12 +18,14 @@ from crowdsift.reddit.filtering import FilterConfig
 from crowdsift.research import AskDeps, AskRun, FetchSummary, ResearchResult, elapsed_ms
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
 from crowdsift.summarizer.orchestrator import run_summarizer
+from crowdsift.tracing import observe
 
 
+@observe("ask", attributes=lambda question, deps, **_: {"crowdsift.question": question[:500]})
 async def ask(question: str, deps: AskDeps, *, subreddits: Sequence[str] = ()) -> AskRun:
     """Answer ``question`` with what the communities in the plan said."""
     settings = deps.settings
-    engine = CountingEngine(deps.engine)
+    engine = CountingEngine(deps.engine, budget_usd=deps.budget())
     timings: dict[str, float] = {}
     started = time.perf_counter()
 
@@ -67,7 +69,9 @@ async def ask(question: str, deps: AskDeps, *, subreddits: Sequence[str] = ()) -
 
     result = ResearchResult(
         question=question,
-        status=summary.status,
+        status="partial"
+        if engine.usage.budget_exhausted and summary.status == "ok"
+        else summary.status,
         engine=engine.name,
         plan=search_plan,
         fetch=_fetch_summary(deps.reddit().name, gated.report, gated),

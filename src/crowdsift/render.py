@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import textwrap
 
+from crowdsift.engines.base import Usage
 from crowdsift.experts.render import render_expert_responses
 from crowdsift.research import ResearchResult
 from crowdsift.sidecar.render import render_reddit_response
@@ -100,7 +101,8 @@ def _footer(result: ResearchResult) -> str:
         "local (extractive: sentences quoted from the evidence, not an LLM)"
         if result.engine == "local"
         else f"{result.engine} ({result.usage.calls} LLM calls, "
-        f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens)"
+        f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens, "
+        f"{_cost(result.usage)})"
     )
     fetch = result.fetch
     status = "" if result.status == "ok" else f" · status {result.status}"
@@ -111,4 +113,19 @@ def _footer(result: ResearchResult) -> str:
         else f"{len(result.expert_responses)} experts, Reddit not searched"
     )
     seconds = result.timings_ms.get("total", 0) / 1000
-    return f"engine: {engine} · {found} · {seconds:.1f} s{status}{reason}"
+    line = f"engine: {engine} · {found} · {seconds:.1f} s{status}{reason}"
+    usage = result.usage
+    if usage.budget_exhausted:
+        line += (
+            f"\nbudget: ${usage.budget_usd:g} reached; {usage.calls_skipped} LLM calls skipped "
+            "(raise --budget-usd for a fuller answer)"
+        )
+    return line
+
+
+def _cost(usage: Usage) -> str:
+    """``$0.0123``, noting models the price table does not list (their calls are not counted)."""
+    text = f"${usage.cost_usd:.4f}"
+    if usage.unpriced_models:
+        text += f"; no price for {', '.join(usage.unpriced_models)} (see `crowdsift prices`)"
+    return text

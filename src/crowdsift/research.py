@@ -51,6 +51,16 @@ from crowdsift.store import CommentStore
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
 from crowdsift.summarizer.models import SummarizeResult
 from crowdsift.summarizer.orchestrator import run_summarizer
+from crowdsift.tracing import (
+    COST_USD,
+    ENGINE,
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    STATUS,
+    Attributes,
+    observe,
+    stage_span,
+)
 
 Progress = Callable[[str, str], None]
 
@@ -150,6 +160,11 @@ class AskDeps:
     experts_config: ExpertsConfig | None = None
     sidecar_config: SidecarConfig | None = None
     source_tools: Mapping[ExtraSource, SourceTool] | None = None
+    budget_usd: float | None = None
+    """Stop LLM calls once the run cost this much; None = ``settings.budget_usd``."""
+
+    def budget(self) -> float | None:
+        return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd
 
     def tools(self) -> Mapping[ExtraSource, SourceTool]:
         """The YouTube / Amazon fetch tools: given ones, else the configured APIs."""
@@ -208,6 +223,37 @@ class _RedditPart:
     evidence: FetchResult | None = None
 
 
+def _research_attributes(
+    question: str,
+    deps: AskDeps,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    sources: Sequence[str] = (),
+    **_: object,
+) -> Attributes:
+    """The root span's inputs: the question (the only untrusted text a span carries)."""
+    return {
+        "crowdsift.question": question[:500],
+        "crowdsift.experts": list(experts),
+        "crowdsift.search_reddit": search_reddit,
+        "crowdsift.sources": list(sources),
+        ENGINE: deps.engine.name,
+    }
+
+
+def _run_attributes(run: AskRun) -> Attributes:
+    usage = run.result.usage
+    return {
+        STATUS: run.result.status,
+        INPUT_TOKENS: usage.prompt_tokens,
+        OUTPUT_TOKENS: usage.completion_tokens,
+        COST_USD: usage.cost_usd,
+        "crowdsift.calls": usage.calls,
+    }
+
+
+@observe("research", attributes=_research_attributes, result_attributes=_run_attributes)
 async def run_research(
     question: str,
     deps: AskDeps,
@@ -233,7 +279,7 @@ async def run_research(
         raise PlanError(
             "nothing to research: name experts (--experts a,b) or keep Reddit search on"
         )
-    engine = CountingEngine(deps.engine)
+    engine = CountingEngine(deps.engine, budget_usd=deps.budget())
     timings: dict[str, float] = {}
     started = time.perf_counter()
     extra = asyncio.ensure_future(_extra_sources(question, deps, engine, sources, timings))
@@ -244,7 +290,8 @@ async def run_research(
         clock = time.perf_counter()
         deps.progress("experts", f"asking {', '.join(experts)}")
         try:
-            return await _ask_experts(question, deps, engine, experts, use_recent_only)
+            with stage_span("research.experts", items_in=len(experts)):
+                return await _ask_experts(question, deps, engine, experts, use_recent_only)
         finally:
             timings["experts"] = elapsed_ms(clock)
 
@@ -253,7 +300,8 @@ async def run_research(
             return None
         clock = time.perf_counter()
         try:
-            return await _ask_reddit(question, deps, engine, subreddits, timings, extra)
+            with stage_span("research.reddit", source=deps.source.name if deps.source else None):
+                return await _ask_reddit(question, deps, engine, subreddits, timings, extra)
         except CrowdsiftError as exc:
             if not experts and not sources:
                 raise
@@ -271,7 +319,7 @@ async def run_research(
     timings["total"] = elapsed_ms(started)
     result = ResearchResult(
         question=question,
-        status=_overall_status(expert_responses, reddit, fetches),
+        status=_overall_status(expert_responses, reddit, fetches, engine.usage),
         engine=engine.name,
         plan=reddit.plan if reddit else None,
         fetch=reddit.fetch if reddit else None,
@@ -337,13 +385,14 @@ async def _ask_reddit(
     clock = time.perf_counter()
     more = f" and {len(items)} videos/products" if items else ""
     deps.progress("summarize", f"summarizing {len(run.evidence.posts)} drilled threads{more}")
-    part.summary = await run_summarizer(
-        run.evidence,
-        engine=engine,
-        selector_config=SelectorConfig.from_settings(settings),
-        summarizer_config=SummarizerConfig.from_settings(settings),
-        extra=items,
-    )
+    with stage_span("research.summarize", items_in=len(run.evidence.posts) + len(items)):
+        part.summary = await run_summarizer(
+            run.evidence,
+            engine=engine,
+            selector_config=SelectorConfig.from_settings(settings),
+            summarizer_config=SummarizerConfig.from_settings(settings),
+            extra=items,
+        )
     timings["summarize"] = elapsed_ms(clock)
     part.fetch = _sidecar_fetch_summary(source.name, run)
     return part
@@ -360,10 +409,11 @@ async def _extra_sources(
         return []
     clock = time.perf_counter()
     try:
-        tools = deps.tools()
-        return await fetch_sources(
-            question, sources, tools=tools, engine=engine, progress=deps.progress
-        )
+        with stage_span("research.sources", sources=list(sources)):
+            tools = deps.tools()
+            return await fetch_sources(
+                question, sources, tools=tools, engine=engine, progress=deps.progress
+            )
     finally:
         timings["sources"] = elapsed_ms(clock)
 
@@ -382,13 +432,14 @@ async def _summarize_sources_alone(
         return reddit
     clock = time.perf_counter()
     deps.progress("summarize", f"summarizing {len(items)} videos/products")
-    summary = await run_summarizer(
-        _empty_evidence(question),
-        engine=engine,
-        selector_config=SelectorConfig.from_settings(deps.settings),
-        summarizer_config=SummarizerConfig.from_settings(deps.settings),
-        extra=items,
-    )
+    with stage_span("research.summarize", items_in=len(items)):
+        summary = await run_summarizer(
+            _empty_evidence(question),
+            engine=engine,
+            selector_config=SelectorConfig.from_settings(deps.settings),
+            summarizer_config=SummarizerConfig.from_settings(deps.settings),
+            extra=items,
+        )
     timings["summarize"] = elapsed_ms(clock)
     part = reddit or _RedditPart(response=None)
     part.summary = summary
@@ -426,8 +477,12 @@ def _overall_status(
     experts: Sequence[ExpertResponse],
     reddit: _RedditPart | None,
     fetches: Sequence[SourceFetch] = (),
+    usage: Usage | None = None,
 ) -> ResearchStatus:
+    """``error`` when every part failed; ``partial`` when any did or the budget cut calls."""
     parts: list[str] = [e.status for e in experts]
+    if usage is not None and usage.budget_exhausted:
+        parts.append("partial")
     parts += ["failed" if f.errors else "ok" for f in fetches if not f.skipped]
     if reddit is not None:
         if reddit.response is not None:

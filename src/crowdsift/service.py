@@ -53,6 +53,7 @@ class ResearchService:
             engine=request.engine,
             progress=progress,
             shared_engine=self._shared_engine(request),
+            budget_usd=request.budget_usd,
         )
 
     def _shared_engine(self, request: ResearchRequest) -> Engine | None:

@@ -16,6 +16,7 @@ Adding a new LLM phase is adding a Task subclass; no engine changes.
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -165,12 +166,17 @@ FENCE_NOTE = (
 )
 
 
+_FENCE_TAG = re.compile(r"<\s*/?\s*evidence", re.IGNORECASE)
+
+
 def fence(label: str, text: str) -> str:
     """Wrap untrusted text so prompts can tell data from instructions.
 
-    Closing tags inside the text are neutralised, so a post cannot end the fence early.
+    Fence tags inside the text are neutralised (a zero-width space after the name), so a post
+    cannot end the fence early or open one of its own. Case and spaces do not matter: a model
+    may well read ``</EVIDENCE >`` as a closing tag.
     """
-    safe = text.replace("</evidence", "</evidence\u200b").replace("<evidence", "<evidence\u200b")
+    safe = _FENCE_TAG.sub(lambda m: f"{m.group(0)}\u200b", text)
     return f'<evidence id="{label}">\n{safe}\n</evidence>'
 
 

@@ -44,15 +44,31 @@ def decode_json(text: str) -> Any:
     """
     body = strip_code_fences(text)
     try:
-        return json.loads(body)
+        return _loads(body)
     except json.JSONDecodeError:
         start, end = body.find("{"), body.rfind("}")
         if 0 <= start < end and (start > 0 or end < len(body) - 1):
             try:
-                return json.loads(body[start : end + 1])
+                return _loads(body[start : end + 1])
             except json.JSONDecodeError:
                 pass
         raise
+
+
+def _loads(text: str) -> Any:
+    """``json.loads`` whose every failure is a JSONDecodeError, as the repair prompt needs.
+
+    The decoder also raises RecursionError (nesting past the interpreter's recursion limit) and
+    a plain ValueError (an integer past 4300 digits); a model can send either.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError("JSON nested too deeply", text, 0) from None
+    except ValueError as exc:
+        raise json.JSONDecodeError(str(exc), text, 0) from None
 
 
 def parse_reply(task: Task[OutT], content: str) -> OutT:

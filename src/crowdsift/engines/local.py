@@ -21,6 +21,7 @@ from crowdsift.engines.base import (
 )
 from crowdsift.engines.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
 from crowdsift.log import get_logger
+from crowdsift.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 
 log = get_logger(__name__)
 
@@ -38,6 +39,7 @@ class LocalEngine:
     def from_settings(cls, settings: Settings) -> LocalEngine:
         return cls(SentenceTransformerEmbedder(settings.embedding_model))
 
+    @observe(engine_span_name, attributes=engine_attributes, result_attributes=reply_attributes)
     async def run(self, task: Task[OutT]) -> EngineReply[OutT]:
         stopwatch = Stopwatch()
         # Embedding is CPU-bound: keep the event loop free for concurrent phases.

@@ -55,8 +55,10 @@ from crowdsift.engines.openai_retry import (
     is_json_schema_rejection,
     safe_url,
 )
+from crowdsift.engines.prices import PriceTable, price_table_from_settings, priced_call
 from crowdsift.errors import EngineConfigError, EngineOutputError
 from crowdsift.log import get_logger, register_secrets
+from crowdsift.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 
 if TYPE_CHECKING:
     import httpx
@@ -82,6 +84,7 @@ class OpenAICompatEngine:
         sleep: Sleep = asyncio.sleep,
         base_url_for_messages: str = "",
         rng: Callable[[], float] = random.random,
+        prices: PriceTable | None = None,
     ) -> None:
         # Our policy retries; the SDK retrying too would multiply attempts and ignore `sleep`.
         self._client = client if client.max_retries == 0 else client.with_options(max_retries=0)
@@ -91,6 +94,7 @@ class OpenAICompatEngine:
         self.url = safe_url(base_url_for_messages or str(client.base_url))
         self.json_mode: JsonMode = "json_schema"
         self._owns_client = False
+        self._prices = prices
 
     @classmethod
     def from_settings(
@@ -130,6 +134,7 @@ class OpenAICompatEngine:
             max_retry_wait=settings.max_retry_wait,
             sleep=sleep,
             base_url_for_messages=base_url,
+            prices=price_table_from_settings(settings),
         )
         engine._owns_client = http_client is None
         return engine
@@ -147,6 +152,7 @@ class OpenAICompatEngine:
         if self._owns_client:
             await self._client.close()
 
+    @observe(engine_span_name, attributes=engine_attributes, result_attributes=reply_attributes)
     async def run(self, task: Task[OutT]) -> EngineReply[OutT]:
         """One validated output: request, parse, at most one repair; usage sums both calls.
 
@@ -223,7 +229,17 @@ class OpenAICompatEngine:
         """Count the completed call, then return its text or say why it has none."""
         tokens_in = completion.usage.prompt_tokens if completion.usage else 0
         tokens_out = completion.usage.completion_tokens if completion.usage else 0
-        usage.add(Usage(calls=1, prompt_tokens=tokens_in, completion_tokens=tokens_out))
+        served = completion.model or model  # the dated snapshot name prices best
+        usage.add(
+            priced_call(
+                self._prices,
+                phase=task.phase,
+                model=served,
+                prompt_tokens=tokens_in,
+                completion_tokens=tokens_out,
+                latency_ms=stopwatch.ms(),
+            )
+        )
         content, outcome, problem = _content_of(completion)
         self._log(task, model, stopwatch, attempt, outcome, tokens=(tokens_in, tokens_out))
         if problem is None:

@@ -1,10 +1,11 @@
 """Model prices: what a call cost, from a table users can edit.
 
-The table is YAML (``models: {name: {input: usd_per_1m, output: usd_per_1m}}``). The bundled one
-(``prices.yaml`` beside this module) is used unless ``CROWDSIFT_PRICE_TABLE`` names another;
-``crowdsift prices init`` copies it out for editing. Lookup is exact, then the longest listed
-prefix, so dated snapshots (``gpt-4o-mini-2024-07-18``) find their family. A model that is not
-listed has no price: the caller reports it as unpriced instead of inventing a number.
+The table is YAML: ``models: {name: {input: usd_per_1m, output: usd_per_1m}}``. The one used is
+``CROWDSIFT_PRICE_TABLE``, else ``prices.yaml`` in the data directory (``crowdsift prices init``
+copies the bundled table there for editing), else the bundled ``prices.yaml`` beside this
+module. Lookup is exact, then the longest listed prefix, so dated snapshots
+(``gpt-4o-mini-2024-07-18``) find their family. A model that is not listed has no price: the
+caller reports it as unpriced instead of inventing a number.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from crowdsift.config import Settings
+from crowdsift.engines.base import CallUsage, Usage
 from crowdsift.errors import ConfigError
 
 BUNDLED_NAME = "prices.yaml"
@@ -97,5 +99,52 @@ def load_price_table(path: Path | None) -> PriceTable:
     return parse_price_table(text, str(path))
 
 
+def user_table_path(settings: Settings) -> Path:
+    """Where ``crowdsift prices init`` writes the editable copy (picked up automatically)."""
+    return settings.data_dir / "prices.yaml"
+
+
+def price_table_path(settings: Settings) -> Path | None:
+    """CROWDSIFT_PRICE_TABLE, else the user's copy if it exists, else None (the bundled one)."""
+    if settings.price_table is not None:
+        return settings.price_table
+    user = user_table_path(settings)
+    return user if user.is_file() else None
+
+
 def price_table_from_settings(settings: Settings) -> PriceTable:
-    return load_price_table(settings.price_table)
+    return load_price_table(price_table_path(settings))
+
+
+def priced_call(
+    prices: PriceTable | None,
+    *,
+    phase: str,
+    model: str | None,
+    prompt_tokens: int,
+    completion_tokens: int,
+    latency_ms: float = 0.0,
+) -> Usage:
+    """The ``Usage`` of one completed call, its cost from ``prices`` (None = no table given).
+
+    Without a table the call is unpriced; with one, an unlisted model is named in
+    ``unpriced_models`` so the report says which prices to add.
+    """
+    table = prices if prices is not None else PriceTable()
+    cost = table.cost(model, prompt_tokens, completion_tokens)
+    record = CallUsage(
+        phase=phase,
+        model=model,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        latency_ms=latency_ms,
+        cost_usd=cost,
+    )
+    return Usage(
+        calls=1,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=cost or 0.0,
+        unpriced_models=[model] if cost is None and model else [],
+        per_call=[record],
+    )

@@ -16,7 +16,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from crowdsift.engines.base import Engine, EngineName, EngineReply, OutT, Task, Usage
-from crowdsift.errors import EngineError, EngineOutputError
+from crowdsift.engines.prices import PriceTable, priced_call
+from crowdsift.errors import BudgetExceededError, EngineError, EngineOutputError
+from crowdsift.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 
 
 class ScriptedEngine:
@@ -29,16 +31,21 @@ class ScriptedEngine:
         function: Callable[[Task[Any]], Any] | None = None,
         tokens_per_call: tuple[int, int] = (0, 0),
         name: EngineName = "scripted",
+        model: str = "scripted",
+        prices: PriceTable | None = None,
     ) -> None:
         self._queue: deque[Any] = deque(replies)
         self._function = function
         self._tokens = tokens_per_call
         self.name: EngineName = name
         self.requests: list[Task[Any]] = []
+        self.model = model
+        self._prices = prices
 
     def enqueue(self, *replies: Any) -> None:
         self._queue.extend(replies)
 
+    @observe(engine_span_name, attributes=engine_attributes, result_attributes=reply_attributes)
     async def run(self, task: Task[OutT]) -> EngineReply[OutT]:
         self.requests.append(task)
         if self._function is not None:
@@ -51,13 +58,12 @@ class ScriptedEngine:
             raise reply
         output = _to_output(task, reply)
         prompt, completion = self._tokens
-        usage = Usage(
-            calls=1,
-            prompt_tokens=prompt,
+        usage = priced_call(
+            self._prices, phase=task.phase, model=self.model, prompt_tokens=prompt,
             completion_tokens=completion,
-            by_phase={task.phase: 1},
-        )
-        return EngineReply(output=output, usage=usage, engine=self.name, model="scripted")
+        )  # fmt: skip
+        usage.by_phase = {task.phase: 1}
+        return EngineReply(output=output, usage=usage, engine=self.name, model=self.model)
 
     async def aclose(self) -> None:
         """Nothing to release."""
@@ -77,15 +83,30 @@ def _to_output(task: Task[OutT], reply: Any) -> OutT:
 
 
 class CountingEngine:
-    """Wraps any engine and counts its calls and tokens per phase (for budgets and benches)."""
+    """Wraps any engine: counts calls, tokens and cost per phase, and enforces a USD budget.
 
-    def __init__(self, inner: Engine) -> None:
+    With ``budget_usd``, a call is refused (``BudgetExceededError``, an ``EngineError``) once
+    the calls so far cost that much, so each phase degrades as it does on any engine failure
+    and the run ends ``partial``. Calls already in flight finish, so a run can overshoot by the
+    cost of the calls running concurrently at the moment the budget was reached.
+    """
+
+    def __init__(self, inner: Engine, *, budget_usd: float | None = None) -> None:
         self.inner = inner
         self.name: EngineName = inner.name
-        self.usage = Usage()
+        self.usage = Usage(budget_usd=budget_usd)
         self.calls: list[str] = []
 
     async def run(self, task: Task[OutT]) -> EngineReply[OutT]:
+        budget = self.usage.budget_usd
+        if budget is not None and self.usage.cost_usd >= budget:
+            self.usage.budget_exhausted = True
+            self.usage.calls_skipped += 1
+            raise BudgetExceededError(
+                f"the LLM budget of ${budget:g} is spent (${self.usage.cost_usd:.4f} so far); "
+                f"skipped the {task.phase} call — raise --budget-usd (CROWDSIFT_BUDGET_USD) "
+                "for a fuller answer"
+            )
         self.calls.append(task.phase)
         reply = await self.inner.run(task)
         self.usage.add(reply.usage)

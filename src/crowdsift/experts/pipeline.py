@@ -34,6 +34,7 @@ from crowdsift.experts.reduce import run_reduce
 from crowdsift.experts.resolve import resolve
 from crowdsift.experts.synthesis import synthesize_comments
 from crowdsift.log import get_logger
+from crowdsift.tracing import ITEMS_IN, ITEMS_OUT, STATUS, Attributes, observe, record_span
 
 log = get_logger(__name__)
 Clock = Callable[[], datetime]
@@ -46,18 +47,34 @@ def utc_now() -> datetime:
 
 
 class _Timer:
-    """Wall time per phase, in milliseconds."""
+    """Wall time per phase, in milliseconds, each phase also traced as an ``expert.<phase>``
+    span (a child of the ``expert`` span, its bounds the lap's)."""
 
     def __init__(self) -> None:
         self.timings: dict[str, float] = {}
         self._start = time.perf_counter()
+        self._start_ns = time.time_ns()
 
     def lap(self, phase: str) -> None:
-        now = time.perf_counter()
+        now, now_ns = time.perf_counter(), time.time_ns()
         self.timings[phase] = round((now - self._start) * 1000, 1)
-        self._start = now
+        record_span(f"expert.{phase}", self._start_ns, now_ns)
+        self._start, self._start_ns = now, now_ns
 
 
+def _expert_attributes(question: str, expert_id: str, **_: object) -> Attributes:
+    return {"crowdsift.expert_id": expert_id}
+
+
+def _response_attributes(response: ExpertResponse) -> Attributes:
+    return {
+        STATUS: response.status,
+        ITEMS_IN: response.counts.get("posts", 0),
+        ITEMS_OUT: len(response.main_sources),
+    }
+
+
+@observe("expert", attributes=_expert_attributes, result_attributes=_response_attributes)
 async def run_expert(
     question: str,
     expert_id: str,

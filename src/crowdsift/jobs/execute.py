@@ -17,6 +17,7 @@ from crowdsift.errors import CrowdsiftError
 from crowdsift.jobs.models import Job, ResearchRequest
 from crowdsift.jobs.store import JobStore
 from crowdsift.log import get_logger, redact_text
+from crowdsift.metrics import MetricsStore, best_effort, record_failed_run, record_research
 from crowdsift.research import Progress, ResearchResult
 
 log = get_logger(__name__)
@@ -96,11 +97,20 @@ def execute_job(
             _fail(store, record, job_id, worker, f"internal error ({type(exc).__name__}): {exc}")
         else:
             record("job", f"finished: {result.status}")
-            if not store.finish(job_id, worker, result):
+            if store.finish(job_id, worker, result):
+                _count(store, lambda metrics: record_research(metrics, result))
+            else:
                 log.warning("job_result_discarded", job=job_id, worker=worker)
     return store.get(job_id)
 
 
 def _fail(store: JobStore, record: Progress, job_id: str, worker: str, message: str) -> None:
     record("job", f"failed: {message}")
-    store.fail(job_id, worker, message)
+    if store.fail(job_id, worker, message):
+        _count(store, record_failed_run)
+
+
+def _count(store: JobStore, action: Callable[[MetricsStore], None]) -> None:
+    """Count the run in the job store's database; only the worker whose outcome was stored
+    counts it (a redelivered job is counted once), and a metrics failure is only a warning."""
+    best_effort(lambda: action(MetricsStore(store.engine)), "research run")

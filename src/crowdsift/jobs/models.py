@@ -55,6 +55,13 @@ class ResearchRequest(BaseModel):
         max_length=2,
         description="Also search YouTube and/or Amazon (each needs its API credentials).",
     )
+    budget_usd: float | None = Field(
+        None,
+        gt=0,
+        le=1000,
+        description="Stop LLM calls once the run has cost this much (USD); the result is "
+        "partial. Default: CROWDSIFT_BUDGET_USD, else no limit.",
+    )
 
     @field_validator("experts", "subreddits")
     @classmethod

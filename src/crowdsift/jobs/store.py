@@ -77,6 +77,11 @@ class JobStore:
     def from_url(cls, url: str, *, clock: Clock = utc_now) -> JobStore:
         return cls(open_engine(url), clock=clock)
 
+    @property
+    def engine(self) -> Engine:
+        """The database the jobs live in (the service's metrics share it)."""
+        return self._engine
+
     def close(self) -> None:
         self._engine.dispose()
 
@@ -223,6 +228,12 @@ class JobStore:
         with self._guard("reading progress"), self._engine.connect() as conn:
             rows = conn.execute(query).all()
         return [JobEvent(seq=r.seq, phase=r.phase, message=r.message, at=utc(r.at)) for r in rows]
+
+    def counts_by_status(self) -> dict[str, int]:
+        """How many jobs are in each state (states with none are absent)."""
+        query = select(JobRow.status, func.count()).group_by(JobRow.status)
+        with self._guard("counting jobs"), self._engine.connect() as conn:
+            return {status: int(count) for status, count in conn.execute(query).all()}
 
     def queued(self) -> list[str]:
         """Ids of queued jobs, oldest first (an embedded pool resumes them on start)."""

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import TracebackType
 
 from crowdsift.engines.base import Engine
 from crowdsift.engines.scripted import CountingEngine
@@ -46,6 +47,7 @@ from crowdsift.sidecar.scout import ScoutOutcome, scout
 from crowdsift.sidecar.strategies import build_queries
 from crowdsift.sidecar.synthesis import synthesize
 from crowdsift.store import CommentStore
+from crowdsift.tracing import annotate, stage_span
 
 log = get_logger(__name__)
 
@@ -209,19 +211,48 @@ async def _stages(
 
 
 class _Timed:
-    """Time a stage into ``state.timings`` and name it in ``state.stage`` (for timeouts)."""
+    """Time a stage into ``state.timings``, name it in ``state.stage`` (for timeouts) and trace
+    it as a ``sidecar.<stage>`` span carrying the stage's counts."""
 
     def __init__(self, state: _State, stage: str) -> None:
         self._state = state
         self._stage = stage
         self._started = 0.0
+        self._traced = stage_span(f"sidecar.{stage}")
 
     def __enter__(self) -> None:
         self._state.stage = self._stage
         self._started = time.perf_counter()
+        self._span = self._traced.__enter__()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self._state.timings[self._stage] = _ms(self._started)
+        annotate(self._span, **_stage_counts(self._state, self._stage))
+        self._traced.__exit__(kind, error, tb)
+
+
+def _stage_counts(state: _State, stage: str) -> dict[str, int]:
+    """What each stage had in and out, from the state (cheap: lengths only)."""
+    if stage == "formulate":
+        return {"items_out": len(state.queries)}
+    if stage == "scout":
+        found = state.scout
+        return {
+            "requests": found.requests if found else 0,
+            "items_in": len(found.candidates) if found else 0,
+            "items_out": len(state.candidates),
+            "duplicates_removed": state.duplicates_removed,
+        }
+    if stage == "rerank":
+        return {"items_in": len(state.candidates), "items_out": len(state.ranked)}
+    if stage == "drill":
+        return {"items_out": len(state.drilled)}
+    return {"items_in": len(state.drilled)}
 
 
 def _finish(question: str, deps: SidecarDeps, engine: CountingEngine, state: _State) -> SidecarRun:

@@ -14,6 +14,7 @@ from crowdsift.config import Settings
 from crowdsift.engines.base import Engine
 from crowdsift.errors import CrowdsiftError
 from crowdsift.sources.models import EvidenceItem, SourceFetch
+from crowdsift.tracing import ITEMS_IN, ITEMS_OUT, STATUS, YIELD, stage_span
 
 ExtraSource = Literal["youtube", "amazon"]
 EXTRA_SOURCES: tuple[ExtraSource, ...] = ("youtube", "amazon")
@@ -49,14 +50,34 @@ async def fetch_sources(
 
     async def one(kind: ExtraSource) -> SourceFetch:
         progress(kind, f"searching {kind} for the question")
-        try:
-            fetched = await tools[kind](query, engine)
-        except CrowdsiftError as exc:  # tools report their errors; this is a last guard
-            fetched = SourceFetch(kind=kind, query=query, errors=[str(exc)])
+        with stage_span(f"source.{kind}", source=kind) as span:
+            try:
+                fetched = await tools[kind](query, engine)
+            except CrowdsiftError as exc:  # tools report their errors; this is a last guard
+                fetched = SourceFetch(kind=kind, query=query, errors=[str(exc)])
+            if span.is_recording():
+                span.set_attributes(_fetch_attributes(fetched))
         progress(kind, _outcome(fetched))
         return fetched
 
     return list(await asyncio.gather(*(one(kind) for kind in dict.fromkeys(kinds))))
+
+
+def _fetch_attributes(fetched: SourceFetch) -> dict[str, str | int | float | bool]:
+    """The ``source.<kind>`` span's counts: fetched, relevant, yield, refetched, skipped."""
+    ran = fetched.skipped is None and not fetched.errors
+    attributes: dict[str, str | int | float | bool] = {
+        ITEMS_IN: fetched.fetched,
+        ITEMS_OUT: len(fetched.items),
+        "crowdsift.refetched": fetched.refetched,
+        "crowdsift.failed_open": fetched.failed_open,
+        STATUS: "ok" if ran else "skipped" if fetched.skipped else "failed",
+    }
+    if ran:
+        attributes[YIELD] = fetched.yield_ratio
+    if fetched.skipped:
+        attributes["crowdsift.skipped"] = fetched.skipped
+    return attributes
 
 
 def _outcome(fetched: SourceFetch) -> str:

@@ -1,0 +1,48 @@
+"""``crowdsift ask -v`` prints the telemetry block on stderr, with the same numbers the
+``--json`` result reports (bundled demo archive, real local engine)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from typer.testing import CliRunner
+
+from crowdsift.cli import app
+
+QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
+
+
+def pairs(line: str) -> dict[str, int]:
+    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)(?:\s|$)", line)}
+
+
+def test_ask_verbose_prints_per_source_rejections_matching_the_json_fetch_block() -> None:
+    outcome = CliRunner().invoke(
+        app, ["ask", QUESTION, "-v", "--json", "--no-store"], catch_exceptions=False
+    )
+    assert outcome.exit_code == 0, outcome.stderr
+    data = json.loads(outcome.stdout)
+    fetch = data["fetch"]
+    assert fetch["post_rejections"], "the demo archive should make the filters reject something"
+
+    lines = outcome.stderr.splitlines()
+    start = lines.index("telemetry:")
+    source_line = next(line for line in lines[start:] if line.startswith(f"  {fetch['source']}:"))
+    funnel = pairs(source_line)
+    assert funnel["seen"] == fetch["posts_seen"]
+    assert funnel["accepted"] == fetch["posts_accepted"]
+    assert funnel["relevant"] == fetch["posts_relevant"]
+    assert funnel["comments"] == fetch["comments_accepted"]
+
+    rejected_line = lines[lines.index(source_line) + 1]
+    assert rejected_line.strip().startswith("rejected:")
+    rejected = pairs(rejected_line)
+    for reason, count in fetch["post_rejections"].items():
+        assert rejected[reason] == count
+    assert rejected.get("near_duplicate", 0) == data["reddit_response"]["duplicates_removed"]
+    # Every post seen is either relevant or rejected for a named reason.
+    assert fetch["posts_seen"] - fetch["posts_relevant"] == sum(rejected.values())
+
+    llm = pairs(next(line for line in lines[start:] if line.startswith("  llm:")))
+    assert llm["calls"] == data["usage"]["calls"]
