@@ -10,7 +10,7 @@ export UV_INDEX_STRATEGY ?= unsafe-best-match
 export UV_COMPILE_BYTECODE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: install browser demo test lint typecheck pytest bench format clean
+.PHONY: install browser demo test lint typecheck pytest bench soak fuzz format clean
 
 install: $(STAMP)
 
@@ -39,8 +39,8 @@ demo: install
 		--engine local --experts desk_gear_weekly,homelab_field_notes
 
 lint: install
-	$(BIN)/ruff format --check src tests bench scripts
-	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts fuzz
+	$(BIN)/ruff check src tests bench scripts fuzz
 
 typecheck: install
 	$(BIN)/mypy
@@ -53,9 +53,31 @@ test: lint typecheck pytest
 bench: install
 	$(BIN)/python bench/run.py
 
+# `crowdsift serve` under 20 clients for 5 minutes (SOAK_SECONDS, SOAK_CLIENTS): no errors,
+# no lost jobs, memory flat.
+soak: install
+	$(BIN)/python bench/soak.py
+
+# Every atheris target in fuzz/ for FUZZ_SECONDS each (fuzz/README.md). New inputs go to
+# .fuzz/<target>, findings to fuzz/findings/; fails if any target found something.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.py,%,$(wildcard fuzz/fuzz_*.py))
+
+fuzz: install
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,fuzz]'
+	@mkdir -p fuzz/findings; failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p .fuzz/$$t; echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+		$(BIN)/python fuzz/fuzz_$$t.py .fuzz/$$t fuzz/corpus/$$t \
+			-max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz/findings/$$t- \
+			> .fuzz/$$t.log 2>&1 || failed="$$failed $$t"; \
+		grep -E "DONE|^Done [0-9]+ runs" .fuzz/$$t.log || tail -40 .fuzz/$$t.log; \
+	done; \
+	if [ -n "$$failed" ]; then echo "findings in:$$failed (see fuzz/findings/)"; exit 1; fi
+
 format: install
-	$(BIN)/ruff format src tests bench scripts
-	$(BIN)/ruff check --fix src tests bench scripts
+	$(BIN)/ruff format src tests bench scripts fuzz
+	$(BIN)/ruff check --fix src tests bench scripts fuzz
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .fuzz

@@ -21,11 +21,13 @@ from crowdsift.cli_support import engine_choice as _engine_name
 from crowdsift.cli_support import error as _error
 from crowdsift.cli_support import exit_codes as _exit_codes
 from crowdsift.config import Settings, SourceName, get_settings
-from crowdsift.errors import PlanError
+from crowdsift.engines.prices_cli import prices_app
+from crowdsift.errors import ConfigError, PlanError
 from crowdsift.experts.cli import experts_app
 from crowdsift.feed.cli import register as register_feed_commands
 from crowdsift.log import configure_logging, register_secrets
 from crowdsift.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan
+from crowdsift.tracing import configure_tracing
 
 app = typer.Typer(
     name="crowdsift",
@@ -37,6 +39,7 @@ app = typer.Typer(
 app.add_typer(archive_app, name="archive")
 register_feed_commands(app)
 app.add_typer(experts_app, name="experts")
+app.add_typer(prices_app, name="prices")
 
 
 def _version(value: bool) -> None:
@@ -55,10 +58,28 @@ def main_options(
     ] = False,
 ) -> None:
     """Configure logging once for every command (structured events on stderr)."""
-    settings = get_settings()
-    level = {0: settings.log_level, 1: "INFO"}.get(verbose, "DEBUG")
-    configure_logging(level)
+    try:
+        settings = get_settings()
+    except ConfigError as exc:  # a bad CROWDSIFT_* value: one line per variable, exit 2
+        for line in str(exc).splitlines():
+            _error(line)
+        raise typer.Exit(2) from None
+    configure_logging(_log_level(settings, verbose))
     register_secrets(settings.secret_values())
+    configure_tracing(settings)  # OTLP export only when OTEL_EXPORTER_OTLP_ENDPOINT is set
+
+
+def _log_level(settings: Settings, verbose: int) -> str:
+    return {0: settings.log_level, 1: "INFO"}.get(verbose, "DEBUG")
+
+
+def _verbosity(ctx: typer.Context, verbose: int) -> int:
+    """``crowdsift -v ask`` and ``crowdsift ask -v`` mean the same: the two counts add up, and
+    a ``-v`` after the command raises the log level as the global one does."""
+    root = int(ctx.parent.params.get("verbose") or 0) if ctx.parent is not None else 0
+    if verbose:
+        configure_logging(_log_level(get_settings(), root + verbose))
+    return root + verbose
 
 
 def load_plan(path: Path) -> SearchPlan:
@@ -75,6 +96,9 @@ def load_plan(path: Path) -> SearchPlan:
         raise PlanError(
             f"plan file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except (RecursionError, ValueError) as exc:  # nesting or a number the decoder refuses
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise PlanError(f"plan file {path} is not valid JSON ({reason})") from None
     try:
         return SearchPlan.model_validate(data)
     except ValidationError as exc:
@@ -188,6 +212,7 @@ def _print_report(report: FetchReport) -> None:
 
 @app.command()
 def ask(
+    ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="Your question, in plain words.")],
     source: Annotated[
         str | None,
@@ -226,11 +251,28 @@ def ask(
         str,
         typer.Option(
             "--sources",
-            "-s",
             help="Where to look: reddit, youtube, amazon (comma-separated). "
             "YouTube needs YOUTUBE_API_KEY; Amazon the AMAZON_* credentials.",
         ),
     ] = "reddit",
+    budget_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-usd",
+            help="Stop LLM calls once the run has cost this much (USD, from the price table); "
+            "the answer is then partial. Default: CROWDSIFT_BUDGET_USD.",
+        ),
+    ] = None,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="Also print per-source counts (seen, accepted, relevant, rejections by reason) "
+            "and LLM usage on stderr; raises the log level like crowdsift -v.",
+        ),
+    ] = 0,
 ) -> None:
     """Answer a question from Reddit communities (and experts), every claim linked to a source.
 
@@ -241,6 +283,7 @@ def ask(
     from crowdsift.ask_command import research_async
 
     settings = get_settings()
+    verbosity = _verbosity(ctx, verbose)
     with _exit_codes():
         from crowdsift.sources.run import parse_sources
 
@@ -249,6 +292,8 @@ def ask(
         search_reddit = with_reddit and not no_reddit
         if not search_reddit and not expert_ids and not extra:
             raise PlanError("--no-reddit leaves nothing to ask: add --experts a,b")
+        if budget_usd is not None and budget_usd <= 0:
+            raise PlanError(f"--budget-usd must be more than 0 (got {budget_usd:g})")
         result = asyncio.run(
             research_async(
                 settings,
@@ -263,6 +308,7 @@ def ask(
                 archive=archive,
                 persist=store,
                 progress=sys.stderr.isatty(),
+                budget_usd=budget_usd,
             )
         )
     if as_json:
@@ -271,6 +317,11 @@ def ask(
         from crowdsift.render import render_research
 
         typer.echo(render_research(result))
+    if verbosity:
+        from crowdsift.telemetry import run_telemetry, telemetry_lines
+
+        for line in telemetry_lines(run_telemetry(result)):
+            typer.echo(line, err=True)
     if result.status == "error":
         raise typer.Exit(1)
 

@@ -17,12 +17,21 @@ from fastapi.staticfiles import StaticFiles
 
 from crowdsift import __version__
 from crowdsift.api import errors
-from crowdsift.api.deps import ServiceState, require_api_key
-from crowdsift.api.routes import experts, feed, fetch, health, research, web
+from crowdsift.api.deps import (
+    MISSING_KEY,
+    UNAUTHORIZED,
+    ServiceState,
+    bearer_token,
+    key_matches,
+    require_api_key,
+)
+from crowdsift.api.routes import experts, feed, fetch, health, metrics, research, web
 from crowdsift.config import Settings, get_settings
 from crowdsift.log import register_secrets
 
-MAX_BODY_BYTES = 64 * 1024
+MAX_BODY_BYTES = errors.MAX_BODY_BYTES
+#: Paths whose routes need the API key (the routers included with ``require_api_key``).
+GUARDED_PREFIXES = ("/api", "/metrics")
 
 _DESCRIPTION = """\
 Answers a question with what real communities said about it — Reddit threads and expert
@@ -38,13 +47,17 @@ def default_state(settings: Settings) -> ServiceState:
     """The real pieces, from settings."""
     from crowdsift import service
     from crowdsift.jobs.factory import build_job_service
+    from crowdsift.metrics import MetricsStore
 
+    jobs = build_job_service(settings)
+    counters = MetricsStore(jobs.store.engine)
     return ServiceState(
         settings=settings,
-        jobs=build_job_service(settings),
+        jobs=jobs,
         feed=service.FeedService(settings),
-        fetch=lambda plan: service.fetch(settings, plan)[0],
+        fetch=fetch.recording_fetch(settings, counters),
         experts=lambda: service.list_experts(settings),
+        metrics=counters,
     )
 
 
@@ -76,6 +89,7 @@ def create_app(
         lifespan=lifespan,
     )
     errors.install(app)
+    _key_before_body(app, settings)
     _limit_body(app)
     if settings.cors_origins:
         app.add_middleware(
@@ -85,8 +99,14 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     guarded = [Depends(require_api_key)]
-    for module in (research, fetch, feed, experts):
-        app.include_router(module.router, dependencies=guarded)
+    for module in (research, fetch, feed, experts, metrics):
+        # The router limit also stops bodies sent without Content-Length (chunked).
+        app.include_router(
+            module.router,
+            dependencies=guarded,
+            responses=UNAUTHORIZED,
+            max_body_size=MAX_BODY_BYTES,
+        )
     app.include_router(health.router)
     app.include_router(web.router)
     # Module scripts need a JavaScript type; don't depend on the machine's /etc/mime.types.
@@ -104,10 +124,27 @@ def _limit_body(app: FastAPI) -> None:
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return errors.error_response(
-                413, "too_large", f"request body over {MAX_BODY_BYTES:,} bytes; send less"
-            )
+        if length is not None and not length.isdigit():
+            return errors.error_response(400, "bad_request", "Content-Length is not a number")
+        if length is not None and int(length) > MAX_BODY_BYTES:
+            return errors.error_response(413, "too_large", errors.TOO_LARGE)
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
+
+
+def _key_before_body(app: FastAPI, settings: Settings) -> None:
+    """Check the API key before FastAPI reads the body: without the key, a malformed body is a
+    401 like any other request, not a 422 describing the API to a stranger. The routers'
+    ``require_api_key`` checks again and puts the scheme in the OpenAPI document."""
+    if settings.api_key is None:
+        return
+
+    @app.middleware("http")
+    async def key_first(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        token = bearer_token(request.headers.get("authorization"))
+        if request.url.path.startswith(GUARDED_PREFIXES) and not key_matches(settings, token):
+            return errors.error_response(401, "unauthorized", MISSING_KEY)
+        return await call_next(request)

@@ -9,14 +9,17 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 
+from crowdsift.api.models import ErrorBody
 from crowdsift.config import Settings
 from crowdsift.experts.models import ExpertSummary
 from crowdsift.jobs.service import JobService
+from crowdsift.metrics import MetricsStore
 from crowdsift.models import FetchResult, SearchPlan
 from crowdsift.service import FeedService
 
@@ -34,6 +37,7 @@ class ServiceState:
     fetch: FetchFn
     experts: ExpertsFn
     sse_poll_seconds: float = 0.25
+    metrics: MetricsStore | None = None
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -65,7 +69,21 @@ def get_experts(state: State) -> ExpertsFn:
     return state.experts
 
 
+def get_metrics(state: State) -> MetricsStore:
+    """The counters, in the job store's database (opened on first use when not given)."""
+    if state.metrics is None:
+        state.metrics = MetricsStore(state.jobs.store.engine)
+    return state.metrics
+
+
 _bearer = HTTPBearer(auto_error=False, description="CROWDSIFT_API_KEY, when the server sets one")
+
+#: Documented on every route ``require_api_key`` guards, so clients (and schema checkers)
+#: know a 401 is part of the contract.
+UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "missing or wrong API key (CROWDSIFT_API_KEY)"}
+}
+MISSING_KEY = "missing or wrong API key: send 'Authorization: Bearer <CROWDSIFT_API_KEY>'"
 
 
 def require_api_key(
@@ -73,11 +91,19 @@ def require_api_key(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
     """With ``CROWDSIFT_API_KEY`` set, the bearer token must match (constant-time compare)."""
+    if not key_matches(settings, credentials.credentials if credentials is not None else None):
+        raise HTTPException(401, MISSING_KEY)
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, as ``HTTPBearer`` reads it."""
+    scheme, token = get_authorization_scheme_param(authorization)
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def key_matches(settings: Settings, token: str | None) -> bool:
+    """True without ``CROWDSIFT_API_KEY``; else whether ``token`` is it (constant-time)."""
     if settings.api_key is None:
-        return
+        return True
     expected = settings.api_key.get_secret_value().encode()
-    given = credentials.credentials.encode() if credentials is not None else b""
-    if not hmac.compare_digest(given, expected):
-        raise HTTPException(
-            401, "missing or wrong API key: send 'Authorization: Bearer <CROWDSIFT_API_KEY>'"
-        )
+    return hmac.compare_digest((token or "").encode(), expected)

@@ -33,3 +33,13 @@ class ErrorBody(BaseModel):
     """Every error the API returns has this shape."""
 
     error: ErrorDetail
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for error statuses, each with the ``ErrorBody`` shape."""
+    return {status: {"model": ErrorBody} for status in statuses}
+
+
+#: What a route reading a JSON body can answer besides its own statuses: unreadable body (400),
+#: over the size limit (413), not sent as JSON (415), invalid fields (422).
+JSON_BODY_ERRORS = error_responses(400, 413, 415, 422)

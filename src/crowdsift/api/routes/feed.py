@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, HTTPException, Query
 
 from crowdsift.api.deps import get_feed
-from crowdsift.api.models import ErrorBody
+from crowdsift.api.models import error_responses
 from crowdsift.models import Post
 from crowdsift.service import FeedService
 
@@ -18,7 +18,7 @@ MAX_INTERESTS = 20
 @router.get(
     "/feed",
     response_model=list[Post],
-    responses={409: {"model": ErrorBody}, 422: {"model": ErrorBody}},
+    responses=error_responses(400, 409, 422),
     summary="Posts closest to your interests, or a random sample",
 )
 def feed(

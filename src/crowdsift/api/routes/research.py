@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response
@@ -9,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from crowdsift.api.deps import ServiceState, get_jobs, get_state
-from crowdsift.api.models import ErrorBody, JobAccepted, JobLinks
+from crowdsift.api.models import JSON_BODY_ERRORS, JobAccepted, JobLinks, error_responses
 from crowdsift.api.sse import job_event_stream
 from crowdsift.jobs.models import Job, ResearchRequest
 from crowdsift.jobs.service import JobService
@@ -23,7 +24,7 @@ JobId = Annotated[str, Path(max_length=64, description="the id POST /api/researc
     "",
     status_code=202,
     response_model=JobAccepted,
-    responses={422: {"model": ErrorBody}},
+    responses=JSON_BODY_ERRORS,
     summary="Start a research job",
 )
 def submit(request: ResearchRequest, response: Response, jobs: Jobs) -> JobAccepted:
@@ -35,8 +36,13 @@ def submit(request: ResearchRequest, response: Response, jobs: Jobs) -> JobAccep
     return JobAccepted(id=job.id, status=job.status, created_at=job.created_at, links=links)
 
 
+#: What a job id can look like (ours are 32 hex digits); anything else names no job, and is
+#: never sent to the database (PostgreSQL refuses NUL in text, and that would be a 503).
+_JOB_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def _job_or_404(jobs: JobService, job_id: str) -> Job:
-    job = jobs.get(job_id)
+    job = jobs.get(job_id) if _JOB_ID.fullmatch(job_id) else None
     if job is None:
         raise HTTPException(404, f"no job {job_id!r}; start one with POST /api/research")
     return job
@@ -45,7 +51,7 @@ def _job_or_404(jobs: JobService, job_id: str) -> Job:
 @router.get(
     "/{job_id}",
     response_model=Job,
-    responses={404: {"model": ErrorBody}},
+    responses=error_responses(404, 422),
     summary="A job's status, and its ResearchResult once done",
 )
 def read(job_id: JobId, jobs: Jobs) -> Job:
@@ -56,7 +62,7 @@ def read(job_id: JobId, jobs: Jobs) -> Job:
     "/{job_id}/events",
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "progress events"},
-        404: {"model": ErrorBody},
+        **error_responses(404, 422),
     },
     response_class=StreamingResponse,
     summary="Per-phase progress as Server-Sent Events",
