@@ -13,7 +13,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import DateTime, Engine, Integer, String, Text, create_engine, func, select
+from sqlalchemy import (
+    DateTime,
+    Engine,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    delete,
+    event,
+    func,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -40,17 +51,43 @@ class CommentRow(Base):
     fetched_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+SQLITE_BUSY_SECONDS = 30.0
+"""How long a SQLite writer waits for another one before "database is locked"."""
+
+
 def open_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite files get their parent directory created first."""
-    if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
+    """An engine for ``url``; SQLite files get their parent directory created first.
+
+    The job store, comment store and metrics share one SQLite file in the service, written by
+    many threads at once: SQLite files run in WAL mode (readers never block the writer) and a
+    writer waits up to ``SQLITE_BUSY_SECONDS`` for the lock instead of failing after 5 s.
+    """
+    file_db = url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:")
+    if file_db:
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     try:
-        return create_engine(url, pool_pre_ping=True)
+        if not url.startswith("sqlite"):
+            return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(
+            url, pool_pre_ping=True, connect_args={"timeout": SQLITE_BUSY_SECONDS}
+        )
+        if file_db:
+            event.listen(engine, "connect", _sqlite_wal)
+        return engine
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise StoreError(
             f"cannot open the database {_safe_url(url)}: {exc}. "
             "Check CROWDSIFT_DATABASE_URL (e.g. postgresql+psycopg://user@host/db)."
         ) from exc
+
+
+def _sqlite_wal(connection: Any, _record: Any) -> None:
+    """WAL survives a crash like the rollback journal and lets reads run beside a write."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    finally:
+        cursor.close()
 
 
 @contextmanager
@@ -143,6 +180,31 @@ class CommentStore:
     def count(self) -> int:
         with self._engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(CommentRow)).scalar_one())
+
+    def post_ids(self, *, sources: Sequence[str]) -> list[str]:
+        """Ids of the posts whose comments came from one of ``sources`` (for maintenance)."""
+        query = (
+            select(CommentRow.post_id)
+            .where(CommentRow.source.in_(list(sources)))
+            .distinct()
+            .order_by(CommentRow.post_id)
+        )
+        with guarded(self._engine, "listing stored posts"), self._engine.connect() as conn:
+            return [str(post_id) for post_id in conn.execute(query).scalars()]
+
+    def delete_posts(self, post_ids: Iterable[str]) -> int:
+        """Delete every stored comment of these posts (one transaction); returns rows deleted.
+
+        ``crowdsift archive purge-deleted`` calls it for posts deleted or removed on Reddit.
+        """
+        ids = list(dict.fromkeys(post_ids))
+        deleted = 0
+        with guarded(self._engine, "deleting comments"), self._engine.begin() as conn:
+            for start in range(0, len(ids), _BATCH):
+                chunk = ids[start : start + _BATCH]
+                result = conn.execute(delete(CommentRow).where(CommentRow.post_id.in_(chunk)))
+                deleted += result.rowcount or 0
+        return deleted
 
     def close(self) -> None:
         self._engine.dispose()

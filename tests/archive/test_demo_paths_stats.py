@@ -60,8 +60,8 @@ def test_a_crash_while_building_leaves_no_half_archive(
 ) -> None:
     real_import = demo.import_files
 
-    def crash(files: list[Path], target: Path) -> Any:
-        real_import(files[:1], target)
+    def crash(files: list[Path], target: Path, **options: Any) -> Any:
+        real_import(files[:1], target, **options)
         raise RuntimeError("power cut")
 
     monkeypatch.setattr(demo, "import_files", crash)

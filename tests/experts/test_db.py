@@ -18,6 +18,7 @@ from crowdsift.experts.models import (
     ExpertPost,
     PostLink,
 )
+from crowdsift.privacy import AuthorPolicy
 from crowdsift.testing.expert_store import MemoryExpertStore
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -171,8 +172,11 @@ def test_isolation_two_experts_with_the_same_message_ids(sqlite_store: SqlExpert
     assert sqlite_store.drift_groups("alpha") == []
 
 
-def test_reads_match_the_in_memory_store(sqlite_store: SqlExpertStore) -> None:
-    """The phases are tested on MemoryExpertStore; the real store must answer the same."""
+def test_reads_match_the_in_memory_store(tmp_path: Path) -> None:
+    """The phases are tested on MemoryExpertStore; the real store must answer the same (with
+    names kept: how commenters are pseudonymised is tested in tests/test_privacy.py)."""
+    kept = AuthorPolicy(b"k" * 32, keep_usernames=True)
+    sqlite_store = SqlExpertStore(f"sqlite:///{tmp_path / 'experts.sqlite'}", authors=kept)
     memory = MemoryExpertStore()
     for store in (sqlite_store, memory):
         load(store, "alpha")
@@ -185,6 +189,7 @@ def test_reads_match_the_in_memory_store(sqlite_store: SqlExpertStore) -> None:
     assert sorted(sqlite_store.links("alpha", [1]), key=str) == sorted(
         memory.links("alpha", [1]), key=str
     )
+    sqlite_store.close()
 
 
 def test_large_id_lists_are_chunked(sqlite_store: SqlExpertStore) -> None:

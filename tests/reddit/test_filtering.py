@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from crowdsift.models import RejectReason
+from crowdsift.privacy import author_hash
 from crowdsift.reddit.filtering import (
     FilterConfig,
     Rejection,
     ScreenedPost,
     as_int,
-    author_hash,
+    author_pseudonym,
     build_post_model,
     filter_comments,
     parse_created,
@@ -20,7 +21,8 @@ from crowdsift.relevance import RelevanceConfig
 from crowdsift.testing.factories import raw_comment, raw_post
 
 TERMS = ["plaud", "voice recorder"]
-CONFIG = FilterConfig()
+SALT = b"s" * 32
+CONFIG = FilterConfig(author_salt=SALT)
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
@@ -114,7 +116,8 @@ def test_build_post_model_fills_every_field() -> None:
     )
     assert post.post_karma == 42 and post.num_comments == 3 and post.subreddit == "gadgets"
     assert post.created_at == datetime(2024, 4, 24, 23, 6, 40, tzinfo=UTC)
-    assert post.author_hash == author_hash("field_tester") and len(post.author_hash or "") == 16
+    assert post.author_hash == author_hash("field_tester", SALT)
+    assert len(post.author_hash or "") == 16
     assert post.comments == comments
     assert post.matched_keywords == ["plaud"]
 
@@ -123,4 +126,15 @@ def test_tolerant_field_parsers() -> None:
     assert [as_int(v) for v in (5, "7", "3.0", 2.9, None, "x", True)] == [5, 7, 3, 2, 0, 0, 1]
     assert parse_created(1_700_000_000) == parse_created("1700000000") == parse_created(1.7e9)
     assert parse_created("garbage") is None and parse_created(None) is None
-    assert author_hash("[deleted]") is None and author_hash(None) is None
+    assert author_pseudonym({"author": "[deleted]"}, CONFIG) is None
+    assert author_pseudonym({"author": None}, CONFIG) is None
+
+
+def test_pseudonyms_need_a_salt_and_prefer_the_one_an_archive_stored() -> None:
+    named = {"author": "Field_Tester"}
+    assert author_pseudonym(named, FilterConfig()) is None  # no salt: no (reversible) hash
+    assert author_pseudonym(named, CONFIG) == author_hash("field_tester", SALT)
+    stored = {"author": None, "author_hash": "0123456789abcdef"}
+    assert author_pseudonym(stored, CONFIG) == author_pseudonym(stored, FilterConfig())
+    assert author_pseudonym(stored, FilterConfig()) == "0123456789abcdef"
+    assert "author_salt" not in CONFIG.model_dump() and repr(SALT) not in repr(CONFIG)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -29,7 +29,7 @@ from rich.text import Text
 from crowdsift.archive.importer import ImportProgress, ImportReport, import_files
 from crowdsift.archive.paths import default_archive_path, resolve_archive_path
 from crowdsift.archive.stats import archive_stats
-from crowdsift.config import get_settings
+from crowdsift.config import SourceName, get_settings
 from crowdsift.errors import CrowdsiftError
 
 app = typer.Typer(
@@ -78,6 +78,8 @@ def import_command(
     else:
         console.print(_report_table(report))
         _print_bad_lines(report)
+    if report.rehashed:
+        typer.echo(_rehashed_note(report.rehashed, report.archive), err=True)
     for file in report.files:
         if file.error:
             typer.echo(f"error: {file.error}", err=True)
@@ -113,6 +115,67 @@ def stats_command(archive: ArchiveOption = None, as_json: JsonOption = False) ->
     Console().print(table)
     if not rows:
         typer.echo("the archive is empty; add dumps with `crowdsift archive import FILE...`")
+
+
+@app.command("purge-deleted")
+def purge_deleted_command(
+    archive: ArchiveOption = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="Where to re-check: reddit-api | arctic-shift. Default: reddit-api when "
+            "REDDIT_CLIENT_ID/SECRET are set, else arctic-shift (which knows fewer removals).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would be purged; change nothing.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Re-check stored posts at the source; purge deleted/removed ones everywhere.
+
+    Everywhere: the archive (posts and their comments), the comment store and the feed index.
+    Safe to interrupt and re-run.
+    """
+    from crowdsift.archive.purge import Verdict, run_purge
+
+    if source not in (None, "reddit-api", "arctic-shift"):
+        typer.echo(f"error: --source {source!r}: use reddit-api or arctic-shift", err=True)
+        raise typer.Exit(2)
+    chosen = cast("SourceName | None", source)
+    try:
+        report = run_purge(get_settings(), archive=archive, source=chosen, dry_run=dry_run)
+    except CrowdsiftError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if report.rehashed:
+        typer.echo(_rehashed_note(report.rehashed, report.archive or ""), err=True)
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    for post in report.posts:
+        where = f" (r/{post.subreddit})" if post.subreddit else ""
+        typer.echo(f"{'would purge' if dry_run else 'purged'} {post.id}{where}: {post.verdict}")
+    counts = ", ".join(f"{report.verdicts[v]:,} {v}" for v in Verdict if v in report.verdicts)
+    typer.echo(f"checked {report.checked:,} posts at {report.source}: {counts or 'none stored'}")
+    if report.missing_kept:
+        typer.echo(f"kept {report.missing_kept:,} posts {report.source} does not hold")
+    if dry_run:
+        typer.echo(f"dry run: {len(report.posts):,} posts would be purged; nothing was changed")
+        return
+    typer.echo(
+        f"purged {len(report.posts):,} posts: archive {report.archive_posts:,} posts and "
+        f"{report.archive_comments:,} comments, comment store {report.comment_store_rows:,} "
+        f"comments, feed index {report.index_posts:,} posts"
+    )
+
+
+def _rehashed_note(rows: int, archive: str) -> str:
+    return (
+        f"note: usernames in {rows:,} rows of {archive} were replaced by salted hashes "
+        "(CROWDSIFT_KEEP_USERNAMES=1 keeps them)"
+    )
 
 
 @dataclass

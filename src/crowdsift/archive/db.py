@@ -82,8 +82,18 @@ BEGIN
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+# Version 2: the salted author pseudonym (``crowdsift.privacy``); ``author`` stays for archives
+# whose owner opted in to keeping usernames. Rows of older archives are hashed the next time
+# the archive is opened for writing (``crowdsift.archive.scrub``).
+_V2 = """
+ALTER TABLE posts ADD COLUMN author_hash TEXT;
+ALTER TABLE comments ADD COLUMN author_hash TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
+MIN_READABLE_VERSION = 1
+"""Readers use only the raw JSON and the search columns, which version 1 already had."""
 
 _REDDIT_EPOCH = 1134028003  # Reddit's "hot" ranking counts seconds from this moment.
 
@@ -139,10 +149,11 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     try:
         _check_identity(conn, path, writable=False)
         version = _user_version(conn)
-        if version != SCHEMA_VERSION:
+        if not MIN_READABLE_VERSION <= version <= SCHEMA_VERSION:
             raise ArchiveError(
                 f"archive {path} has schema version {version}, this crowdsift reads "
-                f"{SCHEMA_VERSION}; re-run `crowdsift archive import` on it to upgrade"
+                f"{MIN_READABLE_VERSION} to {SCHEMA_VERSION}; re-run `crowdsift archive import` "
+                "on it to upgrade, or upgrade crowdsift"
             )
         conn.create_function("crowdsift_hot", 2, hot_rank, deterministic=True)
     except sqlite3.Error as exc:

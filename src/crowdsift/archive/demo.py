@@ -22,12 +22,16 @@ from crowdsift.archive.importer import import_files
 from crowdsift.demo import demo_dump_files
 from crowdsift.errors import ArchiveError
 from crowdsift.log import get_logger
+from crowdsift.privacy import AuthorPolicy
 
 log = get_logger(__name__)
 
 DEMO_FILENAME = "demo-archive.sqlite"
 HASH_KEY = "demo_content_hash"
-IMPORT_FORMAT_VERSION = 1  # bump when the importer changes what it stores
+IMPORT_FORMAT_VERSION = 2  # bump when the importer changes what it stores (2: no names)
+DEMO_AUTHORS = AuthorPolicy(salt=b"crowdsift demo archive: made-up people, a public salt")
+"""The demo's authors are invented, so their pseudonyms need no secret: a fixed salt keeps the
+demo archive identical on every machine and independent of the user's salt."""
 _build_lock = threading.Lock()
 
 
@@ -78,7 +82,7 @@ def _build(files: list[Path], target: Path, digest: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
     try:
-        report = import_files(files, tmp)
+        report = import_files(files, tmp, authors=DEMO_AUTHORS)
         if not report.ok:
             errors = "; ".join(f.error for f in report.files if f.error)
             raise ArchiveError(f"the bundled demo data could not be imported: {errors}")

@@ -30,10 +30,13 @@ from crowdsift.archive.parse import (
     parse_line,
     record_from_dict,
 )
+from crowdsift.archive.scrub import scrub_existing
 from crowdsift.archive.streams import READ_ERRORS, LineStream, content_suffix
 from crowdsift.archive.writer import BackgroundCheckpointer, BatchWriter
+from crowdsift.config import get_settings
 from crowdsift.errors import DumpFormatError
 from crowdsift.log import get_logger
+from crowdsift.privacy import AuthorPolicy
 
 log = get_logger(__name__)
 
@@ -73,6 +76,9 @@ class ImportReport(BaseModel):
     skipped: int = 0
     bad_lines: int = 0
     failed_files: int = 0
+    rehashed: int = Field(
+        0, description="rows already in the archive whose usernames were replaced by hashes now"
+    )
     elapsed_seconds: float = 0.0
 
     @property
@@ -100,14 +106,23 @@ def import_files(
     *,
     progress: ProgressFn | None = None,
     batch_size: int = BATCH_SIZE,
+    authors: AuthorPolicy | None = None,
 ) -> ImportReport:
-    """Import dump files and saved API JSON into ``archive`` (created if missing)."""
+    """Import dump files and saved API JSON into ``archive`` (created if missing).
+
+    ``authors`` says how usernames are stored (default: from the settings, i.e. salted
+    hashes only); rows already in the archive are brought to it first (``scrub_existing``).
+    """
     started = time.perf_counter()
     report = ImportReport(archive=str(archive))
+    policy = authors if authors is not None else AuthorPolicy.from_settings(get_settings())
     conn = db.connect(archive)
     try:
+        report.rehashed = scrub_existing(conn, policy)
         with BackgroundCheckpointer(archive, conn) as checkpointer:
-            writer = BatchWriter(conn, batch_size=batch_size, checkpointer=checkpointer)
+            writer = BatchWriter(
+                conn, batch_size=batch_size, authors=policy, checkpointer=checkpointer
+            )
             for path in paths:
                 file_report = _import_file(writer, Path(path), progress)
                 report.files.append(file_report)
@@ -278,6 +293,8 @@ def _dispatch(job: _FileImport, stream: LineStream, path: Path, mtime: int) -> N
     text = b"\n".join(_chain(head, lines))
     try:
         doc = json.loads(text)
+    except RecursionError:
+        raise DumpFormatError(f"{path} is not valid JSON (nested too deeply)") from None
     except ValueError as exc:
         raise DumpFormatError(f"{path} is not valid JSON ({exc})") from None
     job.api_json(doc, mtime)
@@ -286,7 +303,7 @@ def _dispatch(job: _FileImport, stream: LineStream, path: Path, mtime: int) -> N
 def _parses(line: bytes) -> bool:
     try:
         json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -23,6 +23,8 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from crowdsift.errors import ArchiveError
+
 RawDict = dict[str, Any]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -66,8 +68,12 @@ class CommentRow(NamedTuple):
 Record = PostRow | CommentRow
 
 
-class BadRecordError(ValueError):
-    """A line or thing that cannot become a row; ``reason`` goes into the import report."""
+class BadRecordError(ArchiveError, ValueError):
+    """A line or thing that cannot become a row; ``reason`` goes into the import report.
+
+    A typed error like every other crowdsift raises (the importer counts it and carries on);
+    still a ValueError for callers that caught it as one.
+    """
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -182,9 +188,13 @@ def parse_line(text: str) -> Record | None:
         obj, end = _raw_decode(text)
         if end != len(text) and not text[end:].isspace():
             json.loads(text)  # raises "Extra data" with the position
+    except RecursionError:
+        raise BadRecordError("not JSON (nested too deeply)") from None
     except ValueError:
         try:  # json.loads also accepts leading whitespace, and words the error well
             obj = json.loads(text)
+        except RecursionError:
+            raise BadRecordError("not JSON (nested too deeply)") from None
         except ValueError as exc:
             raise BadRecordError(f"not JSON ({exc})") from None
     if type(obj) is not dict:

@@ -21,29 +21,32 @@ from typing import Any
 
 from crowdsift.archive import db
 from crowdsift.archive.parse import CommentRow, PostRow, Record
+from crowdsift.archive.scrub import row_values
 from crowdsift.log import get_logger
+from crowdsift.privacy import AuthorPolicy
 
 log = get_logger(__name__)
 
 _UPSERT_POSTS = """
 INSERT INTO posts (id, subreddit, author, title, selftext, score, num_comments,
-                   created_utc, retrieved, raw)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   created_utc, retrieved, raw, author_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     subreddit = excluded.subreddit, author = excluded.author, title = excluded.title,
     selftext = excluded.selftext, score = excluded.score, num_comments = excluded.num_comments,
-    created_utc = excluded.created_utc, retrieved = excluded.retrieved, raw = excluded.raw
+    created_utc = excluded.created_utc, retrieved = excluded.retrieved, raw = excluded.raw,
+    author_hash = excluded.author_hash
 WHERE excluded.retrieved >= posts.retrieved AND excluded.raw IS NOT posts.raw
 """
 _UPSERT_COMMENTS = """
 INSERT INTO comments (id, link_id, parent_id, subreddit, author, body, score,
-                      created_utc, retrieved, raw)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      created_utc, retrieved, raw, author_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     link_id = excluded.link_id, parent_id = excluded.parent_id,
     subreddit = excluded.subreddit, author = excluded.author, body = excluded.body,
     score = excluded.score, created_utc = excluded.created_utc,
-    retrieved = excluded.retrieved, raw = excluded.raw
+    retrieved = excluded.retrieved, raw = excluded.raw, author_hash = excluded.author_hash
 WHERE excluded.retrieved >= comments.retrieved AND excluded.raw IS NOT comments.raw
 """
 
@@ -53,7 +56,9 @@ class BatchWriter:
 
     Rows are keyed by id, so a record repeated within one batch is written once (the newer
     retrieval wins, ties go to the later line): a post inserted in this batch has no FTS
-    entry yet, so the update trigger could not replace it.
+    entry yet, so the update trigger could not replace it. Usernames are replaced by their
+    salted hashes on the way in (``authors``; see ``crowdsift.archive.scrub``), so the same
+    file imported twice under one salt writes identical rows and changes nothing.
     """
 
     def __init__(
@@ -61,10 +66,12 @@ class BatchWriter:
         conn: sqlite3.Connection,
         *,
         batch_size: int,
+        authors: AuthorPolicy,
         max_chars: int = 32 << 20,
         checkpointer: BackgroundCheckpointer | None = None,
     ) -> None:
         self.conn = conn
+        self.authors = authors
         self.batch_size = max(1, batch_size)
         self.max_chars = max_chars
         self.checkpointer = checkpointer
@@ -87,15 +94,18 @@ class BatchWriter:
         """Upsert the pending rows in one transaction; new posts are indexed in it too."""
         if not self.posts and not self.comments:
             return
-        conn = self.conn
+        conn, authors = self.conn, self.authors
         conn.execute("BEGIN IMMEDIATE")
         try:
             if self.posts:
                 last_rowid = db.max_post_rowid(conn)
-                conn.executemany(_UPSERT_POSTS, self.posts.values())
+                conn.executemany(
+                    _UPSERT_POSTS, [row_values(r, authors) for r in self.posts.values()]
+                )
                 db.index_new_posts(conn, last_rowid)
             if self.comments:
-                conn.executemany(_UPSERT_COMMENTS, self.comments.values())
+                rows = [row_values(r, authors) for r in self.comments.values()]
+                conn.executemany(_UPSERT_COMMENTS, rows)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

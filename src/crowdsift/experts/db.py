@@ -7,6 +7,13 @@ upserts (per dialect, as in ``crowdsift.store``), and an import writes all its r
 transaction, so a failed import leaves the previous state intact.
 
 Times are stored in UTC; SQLite keeps no zone, so reads put UTC back.
+
+Commenters' names are not stored (``crowdsift.privacy``): a community comment's ``author`` is
+written as ``member-<salted hash>``, so a thread still shows who answered whom without naming
+anyone. The expert's own comments keep the expert's name (the expert is the public subject of
+the archive), ``Deleted Account`` stays as it is (it is nobody), and
+``CROWDSIFT_KEEP_USERNAMES=1`` keeps every name. Rows written before are rewritten when their
+expert is imported again.
 """
 
 from __future__ import annotations
@@ -45,10 +52,14 @@ from crowdsift.experts.models import (
     ExpertSummary,
     PostLink,
 )
+from crowdsift.privacy import AuthorPolicy
 from crowdsift.store import Base, create_tables, guarded, open_engine
 
 _BATCH = 500
 """Rows per INSERT and ids per IN list: well under SQLite's and PostgreSQL's parameter limits."""
+DELETED_ACCOUNT = "Deleted Account"
+"""What Telegram exports (and the importer) call a commenter whose account is gone."""
+PSEUDONYM_PREFIX = "member-"
 
 
 class ExpertRow(Base):
@@ -123,7 +134,10 @@ _TABLES = [
 class SqlExpertStore:
     """The ``ExpertStore`` protocol over SQLAlchemy, plus the writes the importer needs."""
 
-    def __init__(self, engine_or_url: Engine | str) -> None:
+    def __init__(self, engine_or_url: Engine | str, *, authors: AuthorPolicy | None = None) -> None:
+        """``authors`` decides how commenters are stored; None: from the settings, read at the
+        first comment written (only writers need the salt)."""
+        self._authors = authors
         if isinstance(engine_or_url, str):
             try:
                 engine_or_url = open_engine(engine_or_url)
@@ -147,6 +161,19 @@ class SqlExpertStore:
     def _guard(self, doing: str) -> AbstractContextManager[None]:
         return guarded(self._engine, doing)
 
+    def _comment_rows(self, comments: Iterable[ExpertComment]) -> list[dict[str, Any]]:
+        """Rows to write, commenters' names replaced by pseudonyms (see the module docstring)."""
+        rows = [_utc_row(c) for c in comments]
+        if not rows:
+            return rows
+        if self._authors is None:
+            from crowdsift.config import get_settings
+
+            self._authors = AuthorPolicy.from_settings(get_settings())
+        for row in rows:
+            row["author"] = stored_author(row["author"], row["author_is_expert"], self._authors)
+        return rows
+
     # --- writes -------------------------------------------------------------------------
     def write_import(
         self,
@@ -169,7 +196,7 @@ class SqlExpertStore:
                 conn, ExpertPostRow, [_utc_row(p) for p in posts], ("expert_id", "post_id")
             )
             self._upsert(conn, ExpertLinkRow, [link.model_dump() for link in links], None)
-            rows = [_utc_row(c) for c in comments]
+            rows = self._comment_rows(comments)
             self._upsert(conn, ExpertCommentRow, rows, ("expert_id", "comment_id"))
 
     def upsert_expert(self, expert: Expert, *, digest: str | None = None) -> None:
@@ -189,7 +216,7 @@ class SqlExpertStore:
         return len(rows)
 
     def upsert_comments(self, comments: Iterable[ExpertComment]) -> int:
-        rows = [_utc_row(c) for c in comments]
+        rows = self._comment_rows(comments)
         with self._guard("writing expert comments"), self._engine.begin() as conn:
             self._upsert(conn, ExpertCommentRow, rows, ("expert_id", "comment_id"))
         return len(rows)
@@ -365,6 +392,17 @@ def _to_utc(moment: datetime) -> datetime:
 def _aware(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes; we always store UTC."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def stored_author(name: str, is_expert: bool, policy: AuthorPolicy) -> str:
+    """The ``author`` column for a comment: the expert's name, ``Deleted Account``, the name
+    itself when opted in, else ``member-<salted hash>``."""
+    if is_expert or policy.keep_usernames or name == DELETED_ACCOUNT:
+        return name
+    if name.startswith(PSEUDONYM_PREFIX):  # already one (a row read back and written again)
+        return name
+    pseudonym = policy.hash(name)
+    return name if pseudonym is None else f"{PSEUDONYM_PREFIX}{pseudonym}"
 
 
 def _utc_row(record: ExpertPost | ExpertComment | DriftGroup) -> dict[str, Any]:

@@ -42,8 +42,9 @@ from crowdsift.log import get_logger
 log = get_logger(__name__)
 
 USERNAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{3,31}$")
-IMPORT_FORMAT_VERSION = 1
-"""Bump when the importer changes what it stores, so digests (and the demo) notice."""
+IMPORT_FORMAT_VERSION = 2
+"""Bump when the importer changes what it stores, so digests (and the demo) notice.
+2: commenters stored as salted pseudonyms (``crowdsift.experts.db``)."""
 LANGUAGE_SAMPLE = 40
 """Posts (the longest) whose detected languages vote for the expert's language."""
 
@@ -136,7 +137,11 @@ def read_export(path: Path, *, what: str) -> tuple[Any, bytes]:
     try:
         raw = path.read_bytes()
         return json.loads(raw), raw
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise TelegramExportError(
+            f"{what} {path} is not a Telegram export: its JSON is nested too deeply."
+        ) from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a number too long
         raise TelegramExportError(
             f"{what} {path} is not JSON ({exc}). Export with format 'Machine-readable JSON', "
             "not HTML, and pass result.json."

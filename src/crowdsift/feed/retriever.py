@@ -16,11 +16,12 @@ fetches exactly those posts: three lookups by id, whatever the collection's size
 slot table (a bare collection, as in the seed's examples) the slots are found with one ``$in``
 metadata filter instead: still no full read, but Chroma's filter cost grows with the collection.
 
-Slots stay dense because the retriever only appends and ``clear`` empties everything. If posts
-were deleted behind its back, missing draws are retried among untried slots, and as a last
-resort the seed's full scan is used (with a warning), so a feed is always as large as the
-collection allows. Posts written into the collection by something other than a FeedRetriever
-have no slot and are never drawn at random (they still appear in preference feeds).
+Slots stay dense because the retriever appends, ``remove_posts`` moves the last posts into the
+slots it frees, and ``clear`` empties everything. If posts were deleted behind its back,
+missing draws are retried among untried slots, and as a last resort the seed's full scan is
+used (with a warning), so a feed is always as large as the collection allows. Posts written
+into the collection by something other than a FeedRetriever have no slot and are never drawn at
+random (they still appear in preference feeds).
 
 Stored metadata is ``post.to_metadata()`` plus ``_slot``; ``Post.from_metadata`` ignores the
 extra key, so every read gives back an equal ``Post`` (comments included: they travel as JSON).
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from pydantic import ValidationError
 
-from crowdsift.feed.slots import SlotTable
+from crowdsift.feed.slots import SlotTable, slot_id
 from crowdsift.log import get_logger
 from crowdsift.models import Post
 
@@ -273,6 +274,73 @@ class FeedRetriever:
     def count(self) -> int:
         """Return the number of indexed posts."""
         return self._collection.count()
+
+    def post_ids(self, *, sources: Sequence[str]) -> list[str]:
+        """Ids of the indexed posts whose ``source`` is one of ``sources`` (a paged scan: for
+        maintenance such as ``crowdsift archive purge-deleted``, never for feeds)."""
+        where = cast("Where", {"source": {"$in": list(sources)}})
+        found: list[str] = []
+        while True:
+            page = self._collection.get(
+                where=where, include=[], limit=self._batch_size, offset=len(found)
+            )
+            if not page["ids"]:
+                return found
+            found += page["ids"]
+
+    def remove_posts(self, ids: Sequence[str]) -> int:
+        """Delete posts by id (unknown ids are ignored); returns how many were indexed.
+
+        Slots stay dense: each freed slot below the new size takes the post of a slot above
+        it, so random feeds keep drawing from ``range(size)`` without holes and the next
+        ``add_posts`` appends after the last post. Crash-safe in the order it writes: moved
+        posts learn their new slot before the table does (a stale table entry is skipped, see
+        ``_posts_in_slots``), and the table shrinks last.
+        """
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return 0
+        known = self._collection.get(ids=wanted, include=["metadatas"])
+        present = list(known["ids"])
+        if not present:
+            return 0
+        space = self._slot_space()
+        freed = {
+            slot
+            for metadata in known["metadatas"] or []
+            if 0 <= (slot := _as_slot((metadata or {}).get(SLOT_KEY))) < space
+        }
+        self._collection.delete(ids=present)
+        if freed:
+            self._compact(freed, space)
+        return len(present)
+
+    def _compact(self, freed: set[int], space: int) -> None:
+        """Move the posts above the new size into the freed slots below it."""
+        size = space - len(freed)
+        holes = sorted(slot for slot in freed if slot < size)
+        tail = [slot for slot in range(size, space) if slot not in freed]
+        by_slot = self._slot_owners(tail)
+        pairs = zip(holes, tail, strict=True)
+        moves = {hole: by_slot[slot] for hole, slot in pairs if slot in by_slot}
+        if moves:
+            self._collection.update(
+                ids=list(moves.values()), metadatas=[{SLOT_KEY: hole} for hole in moves]
+            )
+        if self._table is not None:
+            self._table.assign(moves, size)
+            self._table.collection.delete(ids=[slot_id(slot) for slot in range(size, space)])
+
+    def _slot_owners(self, slots: list[int]) -> dict[int, str]:
+        """Post id per slot, read from the posts themselves (the table may be stale)."""
+        if not slots:
+            return {}
+        where = cast("Where", {SLOT_KEY: {"$in": slots}})
+        found = self._collection.get(where=where, include=["metadatas"])
+        owners: dict[int, str] = {}
+        for post_id, metadata in zip(found["ids"], found["metadatas"] or [], strict=False):
+            owners[_as_slot((metadata or {}).get(SLOT_KEY))] = post_id
+        return owners
 
     def clear(self) -> None:
         """Remove all posts from the collection (a no-op when it is empty)."""

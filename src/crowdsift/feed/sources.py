@@ -25,6 +25,7 @@ from crowdsift.models import FetchResult, Post
 from crowdsift.reddit.filtering import (
     FilterConfig,
     ScreenedPost,
+    author_pseudonym,
     build_post_model,
     filter_comments,
     raw_id,
@@ -115,7 +116,7 @@ def _archive_post(
         fetched_at=stamp,
     )
     no_question = RelevanceResult(0.0, [], [], passed=True)
-    screened = ScreenedPost(raw, post_id, title, body, no_question)
+    screened = ScreenedPost(raw, post_id, title, body, no_question, author_pseudonym(raw, config))
     try:
         return build_post_model(screened, comments, source="archive", fetched_at=stamp)
     except (ValidationError, ValueError) as exc:

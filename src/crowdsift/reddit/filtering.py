@@ -8,20 +8,24 @@ fetcher logs and counts the decisions these functions return.
 
 from __future__ import annotations
 
-import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from crowdsift.config import Settings, SourceName
-from crowdsift.models import Comment, Post, RejectReason
+from crowdsift.models import PERMALINK_RE, Comment, Post, RejectReason
+from crowdsift.privacy import author_hash, load_salt
 from crowdsift.reddit.permalink import post_permalink, strip_fullname
 from crowdsift.reddit.sources.base import RawThing
 from crowdsift.reddit.validation import veto_comment, veto_post
 from crowdsift.relevance import RelevanceConfig, RelevanceResult, evaluate_post_relevance
 from crowdsift.text import clean_text
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class FilterConfig(BaseModel):
@@ -32,9 +36,16 @@ class FilterConfig(BaseModel):
     min_post_chars: int = Field(40, ge=0)
     min_comment_chars: int = Field(15, ge=0)
     relevance: RelevanceConfig = RelevanceConfig()
+    author_salt: bytes | None = Field(
+        None,
+        repr=False,
+        exclude=True,
+        description="key of Post.author_hash (crowdsift.privacy); None: no pseudonyms at all",
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FilterConfig:
+        """The settings' thresholds, and the salt (reads or creates ``<data dir>/author_salt``)."""
         return cls(
             min_post_chars=settings.min_post_chars,
             min_comment_chars=settings.min_comment_chars,
@@ -42,6 +53,7 @@ class FilterConfig(BaseModel):
                 threshold=settings.relevance_threshold,
                 negative_keywords=tuple(settings.negative_keywords),
             ),
+            author_salt=load_salt(settings),
         )
 
 
@@ -54,6 +66,7 @@ class ScreenedPost:
     title: str
     body: str
     relevance: RelevanceResult
+    author_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,8 @@ def screen_post(
     """
     post_id = raw_id(raw)
     vetoed = veto_post(raw)
+    if vetoed is None and post_url(raw) is None:
+        vetoed = RejectReason.METADATA_VETO  # no canonical permalink: no Post, nothing to cite
     if vetoed is not None:
         return Rejection(post_id, vetoed)
     title = clean_text(raw.get("title") if isinstance(raw.get("title"), str) else "")
@@ -98,7 +113,7 @@ def screen_post(
     if not post_id or post_id in seen_post_ids:
         return Rejection(post_id, RejectReason.DUPLICATE, relevance.relevance_score)
     seen_post_ids.add(post_id)
-    return ScreenedPost(raw, post_id, title, body, relevance)
+    return ScreenedPost(raw, post_id, title, body, relevance, author_pseudonym(raw, config))
 
 
 def filter_comments(
@@ -134,9 +149,8 @@ def filter_comments(
         if not comment_id or comment_id in seen:
             rejected.append(Rejection(comment_id, RejectReason.DUPLICATE))
             continue
-        seen.add(comment_id)
-        accepted.append(
-            Comment(
+        try:
+            comment = Comment(
                 comment_id=comment_id,
                 post_id=post_id,
                 body=body,
@@ -144,7 +158,11 @@ def filter_comments(
                 source=source,
                 fetched_at=fetched_at,
             )
-        )
+        except ValidationError:  # an id no model takes (a lone surrogate): a broken record
+            rejected.append(Rejection(comment_id, RejectReason.METADATA_VETO))
+            continue
+        seen.add(comment_id)
+        accepted.append(comment)
     return accepted, rejected
 
 
@@ -171,20 +189,44 @@ def build_post_model(
         subreddit=str(raw.get("subreddit") or "").strip().lower(),
         created_at=parse_created(raw.get("created_utc")),
         num_comments=max(as_int(raw.get("num_comments")), 0),
-        author_hash=author_hash(raw.get("author")),
+        author_hash=screened.author_hash or stored_pseudonym(raw),
     )
 
 
+def post_url(raw: RawThing) -> str | None:
+    """The canonical permalink a ``Post`` accepts for this raw submission, or None.
+
+    None when the submission has no id or subreddit, or ones a permalink cannot carry, or the
+    link would name another thread (an id like ``a/b``): a broken record from an archive or a
+    misbehaving server is rejected, never allowed to fail the whole fetch later.
+    """
+    try:
+        url = post_permalink(raw)
+    except ValueError:  # no id or subreddit; also urlsplit on a malformed permalink
+        return None
+    subreddit = raw.get("subreddit")
+    if not PERMALINK_RE.match(url) or (isinstance(subreddit, str) and _SURROGATE.search(subreddit)):
+        return None
+    post_id = raw_id(raw)
+    linked = url.split("/")[6]  # https: / "" / host / r / sub / comments / ID
+    return url if not post_id or linked == post_id.lower() else None
+
+
 def as_int(value: object) -> int:
-    """Karma and counts: ints, floats and numeric strings across dump eras; junk is 0."""
+    """Karma and counts: ints, floats and numeric strings across dump eras; junk is 0.
+
+    Clamped to 64 bits, the width every store keeps them in (and ``Int64`` validates).
+    """
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
-        return value
-    try:
-        return int(float(str(value)))
-    except (TypeError, ValueError, OverflowError):
-        return 0
+        number = value
+    else:
+        try:
+            number = int(float(str(value)))
+        except (TypeError, ValueError, OverflowError):
+            return 0
+    return min(max(number, INT64_MIN), INT64_MAX)
 
 
 def parse_created(value: object) -> datetime | None:
@@ -198,11 +240,23 @@ def parse_created(value: object) -> datetime | None:
         return None
 
 
-def author_hash(author: object) -> str | None:
-    """A stable pseudonym for an author: lets analysis group by person without storing names."""
-    if not isinstance(author, str) or not author.strip():
+def author_pseudonym(raw: RawThing, config: FilterConfig) -> str | None:
+    """A stable pseudonym for an author: lets analysis group by person without storing names.
+
+    The salted hash of ``crowdsift.privacy``: the one an archive already stored in place of the
+    name, else the name hashed with ``config.author_salt``; None without either (an unsalted
+    hash of a name is one dictionary lookup away from the name, so none is ever made).
+    """
+    stored = stored_pseudonym(raw)
+    if stored is not None:
+        return stored
+    if config.author_salt is None:
         return None
-    name = author.strip().lower()
-    if name in {"[deleted]", "[removed]"}:
-        return None
-    return hashlib.sha256(f"reddit:{name}".encode()).hexdigest()[:16]
+    name = raw.get("author")
+    return author_hash(name if isinstance(name, str) else None, config.author_salt)
+
+
+def stored_pseudonym(raw: RawThing) -> str | None:
+    """The ``author_hash`` an archive wrote into a record in place of its author's name."""
+    value = raw.get("author_hash")
+    return value if isinstance(value, str) and value else None

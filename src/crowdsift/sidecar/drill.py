@@ -20,7 +20,7 @@ from crowdsift.models import Comment
 from crowdsift.reddit.filtering import (
     FilterConfig,
     as_int,
-    author_hash,
+    author_pseudonym,
     filter_comments,
     parse_created,
     raw_id,
@@ -96,7 +96,7 @@ def screen_thread(
                 body=comment.body,
                 score=comment.comment_karma,
                 created_at=parse_created(item.get("created_utc")),
-                author_hash=author_hash(item.get("author")),
+                author_hash=author_pseudonym(item, filters),
                 permalink=comment_permalink(post.url, comment.comment_id),
             )
         )

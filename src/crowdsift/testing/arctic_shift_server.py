@@ -22,8 +22,13 @@ https://arctic-shift.photon-reddit.com does, per its reference
 
 Where the docs are silent we choose, and say so: an unknown parameter, a bad value or an
 unselectable field is HTTP 400 with the error envelope; an unknown path is 404. ``md2html`` is
-accepted and adds a minimal escaped ``selftext_html``/``body_html``. ``/api/comments/tree``,
-``/api/*/ids`` and the aggregate/user/subreddit endpoints are not emulated (404).
+accepted and adds a minimal escaped ``selftext_html``/``body_html``. ``/api/posts/ids``
+(``ids``: comma-separated, ``t3_`` optional) answers the archived posts among them;
+``/api/comments/tree``, ``/api/comments/ids`` and the aggregate/user/subreddit endpoints are
+not emulated (404).
+
+Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``, see ``crowdsift.testing.chaos``) injects
+faults at random but reproducible rates after the scripted ``add_fault`` ones.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from crowdsift.testing.chaos import ChaosConfig, ChaosLog, ChaosMonkey
+from crowdsift.testing.local_http import Reply
 
 _COMMON = {"author", "subreddit", "author_flair_text", "after", "before", "limit", "sort",
            "sort_type", "md2html", "fields"}  # fmt: skip
@@ -187,7 +195,13 @@ def _fullname(value: str, default_prefix: str) -> str:
 class ArcticShiftServer:
     """Arctic Shift on 127.0.0.1 (port 0) in a background thread; use as a context manager."""
 
-    def __init__(self, *, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        chaos: ChaosConfig | None = None,
+        chaos_clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._lock = threading.Lock()
         self._posts: dict[str, Item] = {}
@@ -197,6 +211,8 @@ class ArcticShiftServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.latency = 0.0
+        self._chaos: ChaosMonkey | None = None
+        self.set_chaos(chaos, clock=chaos_clock)
 
     # --- lifecycle --------------------------------------------------------------------------
     def start(self) -> ArcticShiftServer:
@@ -215,6 +231,9 @@ class ArcticShiftServer:
         return self
 
     def stop(self) -> None:
+        chaos = self.chaos_monkey
+        if chaos is not None:
+            chaos.release()  # end chaos stalls, so their handler threads finish now
         if self._httpd is None:
             return
         self._httpd.shutdown()
@@ -272,6 +291,30 @@ class ArcticShiftServer:
         with self._lock:
             return list(self._requests)
 
+    def set_chaos(
+        self, config: ChaosConfig | None, *, clock: Callable[[], float] = time.monotonic
+    ) -> ChaosMonkey | None:
+        """Inject faults at ``config``'s rates from now on (None: chaos off); a fresh log."""
+        monkey = None if config is None else ChaosMonkey(config, clock=clock)
+        with self._lock:
+            previous, self._chaos = self._chaos, monkey
+        if previous is not None:
+            previous.release()
+        return monkey
+
+    @property
+    def chaos_monkey(self) -> ChaosMonkey | None:
+        with self._lock:
+            return self._chaos
+
+    @property
+    def chaos_log(self) -> ChaosLog:
+        """The current chaos log; raises when chaos is off (a test asked for the wrong thing)."""
+        monkey = self.chaos_monkey
+        if monkey is None:
+            raise RuntimeError("chaos is off: pass chaos=ChaosConfig(...) or call set_chaos()")
+        return monkey.log
+
     # --- request handling (called from handler threads) ---------------------------------------
     def _record_and_take_fault(
         self, method: str, path: str, params: dict[str, str]
@@ -292,6 +335,8 @@ class ArcticShiftServer:
         if path in ("/api/posts/search", "/api/comments/search"):
             is_post = path == "/api/posts/search"
             return {"data": self._search(posts if is_post else comments, params, is_post)}
+        if path == "/api/posts/ids":
+            return {"data": _by_ids(posts, params)}
         raise ApiError(f"Not found: {path}", status=404)
 
     def _search(self, items: list[Item], params: dict[str, str], is_post: bool) -> list[Item]:
@@ -389,6 +434,17 @@ def _text(query: str, keys: tuple[str, ...], item: Item) -> bool:
     return full_text_match(query, " ".join(str(item.get(k) or "") for k in keys))
 
 
+def _by_ids(posts: list[Item], params: Mapping[str, str]) -> list[Item]:
+    """``/api/posts/ids?ids=a,t3_b``: the archived posts among those ids, in the order asked;
+    unknown ids are left out. At most 500 ids (our choice; the docs give no limit)."""
+    _reject_unknown(params, {"ids", "fields", "md2html"})
+    wanted = [_fullname(i, "t3_")[3:] for i in params.get("ids", "").split(",") if i.strip()]
+    if not wanted or len(wanted) > 500:
+        raise ApiError(f"Invalid ids: give 1 - 500 comma-separated ids, not {len(wanted)}")
+    by_id = {str(item.get("id")): item for item in posts}
+    return _shape([by_id[i] for i in dict.fromkeys(wanted) if i in by_id], params, True)
+
+
 def _shape(items: list[Item], params: Mapping[str, str], is_post: bool) -> list[Item]:
     """Apply ``fields`` and ``md2html`` to the chosen items (copies; the store is untouched)."""
     out = [dict(item) for item in items]
@@ -425,12 +481,34 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None:
             self._fault(fault)
             return
-        try:
-            payload = self.api.answer(split.path, params)
-        except ApiError as exc:
-            self._json(exc.status, {"data": None, "error": str(exc)})
+        chaos = self.api.chaos_monkey
+        if chaos is None:
+            self._reply(self._answer(split.path, params))
             return
-        self._json(200, payload)
+        reply = chaos.serve("GET", split.path, self.path, lambda: self._answer(split.path, params))
+        if reply is None:
+            self.close_connection = True  # no answer at all, like the ``disconnect`` fault
+            return
+        self._reply(reply)
+
+    def _answer(self, path: str, params: dict[str, str]) -> Reply:
+        try:
+            payload = self.api.answer(path, params)
+        except ApiError as exc:
+            return Reply(exc.status, json.dumps({"data": None, "error": str(exc)}).encode())
+        return Reply(200, json.dumps(payload).encode("utf-8"))
+
+    def _reply(self, reply: Reply) -> None:
+        """Send ``reply``; JSON unless its headers name another Content-Type."""
+        headers = dict(reply.headers)
+        content_type = headers.pop("Content-Type", "application/json; charset=utf-8")
+        self.send_response(reply.status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(reply.body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(reply.body)
 
     def _fault(self, fault: _Fault) -> None:
         opts = fault.options

@@ -11,12 +11,16 @@ It implements what crowdsift's ``reddit-api`` source uses, as Reddit does it:
   ``x-ratelimit-remaining/used/reset`` headers counting down; when the window is spent they
   answer 429 until it resets.
 * ``GET /r/{sub}/search`` and ``GET /comments/{id}`` (also ``/r/{sub}/comments/{id}/{slug}``
-  and a ``.json`` suffix) answer Listings built by ``reddit_listings``. ``/r/a+b+c/search``
-  (a multireddit) searches the listed subreddits together. A subreddit never
+  and a ``.json`` suffix) answer Listings built by ``reddit_listings``; ``GET /api/info?id=``
+  (fullnames, comma-separated, at most 100) answers the posts and comments that exist.
+  ``/r/a+b+c/search`` (a multireddit) searches the listed subreddits together. A subreddit never
   added answers 302 to ``/subreddits/search`` like Reddit; ``mark_unavailable`` gives
   403/404 with Reddit's ``reason`` body.
 * Faults (``add_fault``) go first, as an edge proxy would: a fixed status, a 429 HTML page,
   truncated JSON, an expired token, or a connection closed without an answer.
+* Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``) injects faults at random but reproducible
+  rates in front of all that (see ``crowdsift.testing.chaos``); the token endpoint is spared
+  unless ``ChaosConfig.paths`` names it.
 
 The recorded request log never holds secrets: no client secret, password or token.
 """
@@ -31,14 +35,18 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+from crowdsift.testing.chaos import ChaosConfig, ChaosLog, ChaosMonkey
 from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
 from crowdsift.testing.reddit_listings import CommentTree, complete_post, listing, search_listing
 
 TOKEN_PATH = "/api/v1/access_token"  # noqa: S105 - a URL path, not a password
+INFO_PATH = "/api/info"
+INFO_MAX_IDS = 100
 FAULT_KINDS = ("status", "rate_limited", "truncated", "expire_token", "reset")
 _PHRASES = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests"}
 _HIDDEN_FIELDS = ("password", "secret", "token")
@@ -94,6 +102,8 @@ class RedditProtocolServer(ProtocolServer):
         latency: float = 0.0,
         ratelimit_remaining: float = 600.0,
         ratelimit_reset: int = 600,
+        chaos: ChaosConfig | None = None,
+        chaos_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client_id = client_id
         self._client_secret = client_secret
@@ -108,14 +118,23 @@ class RedditProtocolServer(ProtocolServer):
         self._faults: list[_Fault] = []
         self._tokens: dict[str, float] = {}
         self._log: list[RecordedRequest] = []
+        self._chaos: ChaosMonkey | None = None
         self._http = LocalHTTPServer(self, name="reddit-protocol-server")
         self.set_ratelimit(ratelimit_remaining, ratelimit_reset)
+        self.set_chaos(chaos, clock=chaos_clock)
 
     # --- lifecycle ----------------------------------------------------------------------
 
     @property
     def auth_url(self) -> str:
         return self.base_url + TOKEN_PATH
+
+    def stop(self) -> None:
+        """End chaos stalls first, so their handler threads can be joined at once."""
+        chaos = self._chaos
+        if chaos is not None:
+            chaos.release()
+        super().stop()
 
     # --- content and behaviour ----------------------------------------------------------
 
@@ -148,6 +167,36 @@ class RedditProtocolServer(ProtocolServer):
         with self._lock:
             self._faults.append(_Fault(path_pattern, kind, times, dict(options)))
 
+    def set_chaos(
+        self, config: ChaosConfig | None, *, clock: Callable[[], float] = time.monotonic
+    ) -> ChaosMonkey | None:
+        """Inject faults at ``config``'s rates from now on (None: chaos off); a fresh log.
+
+        ``clock`` stamps the chaos log: pass the fake clock the client sleeps on, and the gap
+        between a 429 and the retry is the wait the client chose.
+        """
+        monkey = (
+            None if config is None else ChaosMonkey(config, clock=clock, protected=(TOKEN_PATH,))
+        )
+        with self._lock:
+            previous, self._chaos = self._chaos, monkey
+        if previous is not None:
+            previous.release()
+        return monkey
+
+    @property
+    def chaos_monkey(self) -> ChaosMonkey | None:
+        with self._lock:
+            return self._chaos
+
+    @property
+    def chaos_log(self) -> ChaosLog:
+        """The current chaos log; raises when chaos is off (a test asked for the wrong thing)."""
+        monkey = self.chaos_monkey
+        if monkey is None:
+            raise RuntimeError("chaos is off: pass chaos=ChaosConfig(...) or call set_chaos()")
+        return monkey.log
+
     def set_ratelimit(self, remaining: float, reset: int) -> None:
         """Start a fresh rate-limit window: ``remaining`` requests for ``reset`` seconds."""
         with self._lock:
@@ -179,7 +228,13 @@ class RedditProtocolServer(ProtocolServer):
             params.update(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
         token = self._bearer(headers)
         basic = _basic_credentials(headers.get("authorization", ""))
-        reply = self._dispatch(method, path, params, token, basic)
+        chaos = self.chaos_monkey
+        if chaos is None:
+            reply = self._dispatch(method, path, params, token, basic)
+        else:
+            reply = chaos.serve(
+                method, path, target, lambda: self._dispatch(method, path, params, token, basic)
+            )
         safe = {k: v for k, v in params.items() if not any(w in k for w in _HIDDEN_FIELDS)}
         status = reply.status if reply is not None else None
         with self._lock:
@@ -246,6 +301,8 @@ class RedditProtocolServer(ProtocolServer):
             return self._search(match.group(1), params, ratelimit)
         if match := _COMMENTS_RE.match(path):
             return self._comments_for(match.group(1), params, ratelimit)
+        if path.rstrip("/") == INFO_PATH:
+            return self._info(params, ratelimit)
         return _error_reply(404, ratelimit)
 
     # --- auth ---------------------------------------------------------------------------
@@ -347,6 +404,27 @@ class RedditProtocolServer(ProtocolServer):
         if available:
             return posts, None
         return [], first_blocked or (302, "missing")  # "/r/+/search" names nothing: missing
+
+    def _info(self, params: dict[str, str], headers: dict[str, str]) -> Reply:
+        """``/api/info?id=t3_a,t1_b``: a Listing of the things that exist, in the order asked.
+
+        Deleted and removed things are answered as stored (their markers are the test's to
+        set); unknown ids are left out. More than ``INFO_MAX_IDS`` ids is a 400 (our choice:
+        Reddit documents 100 as the most one request takes).
+        """
+        wanted = [fullname for fullname in params.get("id", "").split(",") if fullname.strip()]
+        if len(wanted) > INFO_MAX_IDS:
+            return _error_reply(400, headers)
+        with self._lock:
+            posts = {p["id"]: p for ps in self._posts.values() for p in ps}
+            comments = {c["id"]: c for cs in self._comments.values() for c in cs}
+        children = []
+        for fullname in wanted:
+            kind, _, thing_id = fullname.strip().partition("_")
+            thing = (posts if kind == "t3" else comments if kind == "t1" else {}).get(thing_id)
+            if thing is not None:
+                children.append({"kind": kind, "data": thing})
+        return _json_reply(200, listing(children), headers)
 
     def _comments_for(self, post_id: str, params: dict[str, str], headers: dict[str, str]) -> Reply:
         with self._lock:
