@@ -32,7 +32,8 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _SPOILER = re.compile(r">!(.+?)!<")
 _SUPERSCRIPT = re.compile(r"\^\(([^()]*)\)|\^(?=\S)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# Lone surrogates (halves of a broken emoji escape) too: no encoder, printer or store takes them.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\ud800-\udfff]")
 
 # Code points that only ever appear inside emoji sequences, removed wherever they are left.
 _EMOJI_COMPONENTS = frozenset(

@@ -54,6 +54,10 @@ TEXT_MATCH_WINDOW = timedelta(days=1)
 TIME_MATCH_WINDOW = timedelta(minutes=10)
 CLOCK_SKEW = timedelta(minutes=1)
 MAX_REPLY_DEPTH = 10_000
+EARLIEST_DATE = datetime(1, 1, 2, tzinfo=UTC) + TEXT_MATCH_WINDOW
+LATEST_DATE = datetime(9999, 12, 30, tzinfo=UTC) - TEXT_MATCH_WINDOW
+"""Messages dated outside these are malformed: matching copies to posts shifts dates by its
+windows, which must not leave the calendar (OverflowError)."""
 T = TypeVar("T")
 
 _TME_POST = re.compile(
@@ -64,6 +68,9 @@ _TME_PRIVATE = re.compile(
     r"(?:https?://)?(?:t|telegram)\.me/c/(\d{1,16})/(?:\d{1,10}/)?(\d{1,10})\b", re.IGNORECASE
 )
 _SPACES = re.compile(r"\s+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_ID = 2**63 - 1
+"""Ids, reply ids and view counts past 64 bits are malformed: no store can hold them."""
 
 
 class TelegramExportError(ArchiveError):
@@ -153,9 +160,9 @@ def parse_chat(data: object, *, label: str) -> TgChat:
         )
     chat_id = data.get("id")
     chat = TgChat(
-        name=str(data.get("name") or ""),
-        type=str(data.get("type") or ""),
-        chat_id=chat_id if isinstance(chat_id, int) and not isinstance(chat_id, bool) else None,
+        name=_clean(data.get("name")),
+        type=_clean(data.get("type")),
+        chat_id=chat_id if _is_int(chat_id) and abs(chat_id) <= MAX_ID else None,
     )
     for index, raw in enumerate(data["messages"]):
         kind = raw.get("type", "message") if isinstance(raw, dict) else None
@@ -183,7 +190,7 @@ def _where(label: str, index: int, raw: object) -> str:
 def parse_message(raw: dict[str, Any]) -> TgMessage:
     """One ``type: message`` object → TgMessage; ValueError names the field that is wrong."""
     msg_id = raw.get("id")
-    if not _is_int(msg_id) or msg_id < 1:
+    if not _is_int(msg_id) or not 1 <= msg_id <= MAX_ID:
         raise ValueError("missing or invalid 'id' (expected a positive integer)")
     date, naive = _date(raw)
     text = raw.get("text")
@@ -195,7 +202,7 @@ def parse_message(raw: dict[str, Any]) -> TgMessage:
     return TgMessage(
         id=msg_id,
         date=date,
-        text=plain_text(text),
+        text=_clean(plain_text(text)),
         from_name=_opt(raw, "from", str),
         from_id=_opt(raw, "from_id", str),
         reply_to=_opt(raw, "reply_to_message_id", int),
@@ -203,7 +210,7 @@ def parse_message(raw: dict[str, Any]) -> TgMessage:
         forwarded_from=_opt(raw, "forwarded_from", str),
         signature=_opt(raw, "author", str),
         views=_opt(raw, "views", int),
-        hrefs=_hrefs(text),
+        hrefs=tuple(_clean(href) for href in _hrefs(text)),
         naive_date=naive,
     )
 
@@ -218,7 +225,17 @@ def _opt(raw: dict[str, Any], key: str, kind: type[T]) -> T | None:
         return None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ValueError(f"'{key}' must be {kind.__name__}, not {type(value).__name__}")
+    if isinstance(value, int) and not 0 <= value <= MAX_ID:
+        raise ValueError(f"'{key}' is out of range")
+    if isinstance(value, str):
+        return _clean(value)  # type: ignore[return-value]  # T is str here
     return value
+
+
+def _clean(value: object) -> str:
+    """A string field; lone surrogates (a broken emoji escape) become U+FFFD, since no store,
+    encoder or terminal takes them. Anything but a string is ""."""
+    return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else ""
 
 
 def _date(raw: dict[str, Any]) -> tuple[datetime, bool]:
@@ -226,7 +243,7 @@ def _date(raw: dict[str, Any]) -> tuple[datetime, bool]:
     unix = raw.get("date_unixtime")
     if isinstance(unix, int | str) and not isinstance(unix, bool) and str(unix).isdigit():
         try:
-            return datetime.fromtimestamp(int(unix), UTC), False
+            return _in_range(datetime.fromtimestamp(int(unix), UTC), "date_unixtime"), False
         except (OverflowError, OSError, ValueError):
             raise ValueError(f"'date_unixtime' {str(unix)[:20]!r} is out of range") from None
     value = raw.get("date")
@@ -236,9 +253,19 @@ def _date(raw: dict[str, Any]) -> tuple[datetime, bool]:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         raise ValueError(f"'date' {value[:40]!r} is not an ISO date") from None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=UTC), True
-    return parsed.astimezone(UTC), False
+    naive = parsed.tzinfo is None
+    try:
+        date = parsed.replace(tzinfo=UTC) if naive else parsed.astimezone(UTC)
+        return _in_range(date, "date"), naive
+    except (OverflowError, ValueError):  # astimezone past year 1 or 9999
+        raise ValueError(f"'date' {value[:40]!r} is out of range") from None
+
+
+def _in_range(date: datetime, field: str) -> datetime:
+    """``date``, if copy matching can shift it by its windows without leaving the calendar."""
+    if not EARLIEST_DATE <= date <= LATEST_DATE:
+        raise ValueError(f"'{field}' is out of range")
+    return date
 
 
 def post_refs(message: TgMessage, username: str, chat_id: int | None) -> list[int]:

@@ -20,6 +20,7 @@ are never changed. Nothing here performs I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -165,16 +166,17 @@ def _parent_fullname(parent: object, post: str) -> str | None:
 
 
 def _number(value: object, default: float) -> float:
-    if isinstance(value, bool):
+    """A sortable number: junk and NaN (which would make the order depend on the input's)
+    are ``default``; an integer too large for a float is an infinity of its sign."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         return default
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return default
-    return default
+    try:
+        number = float(value)
+    except ValueError:
+        return default
+    except OverflowError:  # an int past ~1e308
+        return (math.inf if value > 0 else -math.inf) if isinstance(value, int) else default
+    return default if math.isnan(number) else number
 
 
 def _top_order(entry: tuple[str, RawThing]) -> tuple[float, float, str]:

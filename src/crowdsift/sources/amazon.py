@@ -257,7 +257,7 @@ class AmazonSource:
         if 200 <= status < 300:
             try:
                 return json.loads(response.content)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            except (ValueError, RecursionError) as exc:  # also too deep, or a number too long
                 raise RetryableResponse("invalid or truncated JSON", status=status) from exc
         if status == 404:
             return None  # the Creators API's way of saying "no results"

@@ -21,6 +21,7 @@ from crowdsift.sources.models import EvidenceItem
 log = get_logger(__name__)
 
 _ASIN = re.compile(r"^[A-Z0-9]{10}$")
+MAX_COUNT = 2**63 - 1  # a review count past 64 bits is junk (and past ~1e308 not a float)
 _HOST = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?$")
 ERROR_HINTS = {  # error code → what to fix
     "InvalidPartnerTag": "AMAZON_PARTNER_TAG is not a tracking id of this marketplace's "
@@ -142,7 +143,7 @@ def _review_metrics(reviews: dict[str, Any], asin: str) -> dict[str, float]:
     metrics: dict[str, float] = {}
     count = reviews.get("count")
     if count is not None:
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_COUNT:
             raise BadItemError(f"{asin}: customerReviews.count is {count!r:.40}")
         metrics["reviews"] = float(count)
     rating = _object(reviews, "starRating").get("value")

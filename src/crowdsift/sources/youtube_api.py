@@ -128,7 +128,7 @@ class YouTubeTransport(HttpTransport):
         if response.status_code == 403:
             try:
                 reason, _ = error_reason(json.loads(response.content))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+            except (ValueError, RecursionError):  # not JSON, too deep, a number too long
                 reason = ""
             if reason in RATE_REASONS:
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
@@ -198,14 +198,17 @@ def parse_hit(item: Any) -> SearchHit | str:
 
 
 def parse_count(value: Any) -> float | None:
-    """A statistics count (YouTube sends strings); None when missing or not a count."""
+    """A statistics count (YouTube sends strings); None when missing or not a count.
+
+    Counts past 64 bits are junk, not counts (and past ~1e308 not even a float).
+    """
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     try:
         number = int(value)
     except ValueError:
         return None
-    return float(number) if number >= 0 else None
+    return float(number) if 0 <= number < 2**63 else None
 
 
 def video_details(items: list[Any]) -> Details:

@@ -352,7 +352,7 @@ def _created(item: RawThing) -> int | None:
         return None
     try:
         return int(float(value))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # also "inf", 1e999, an int past ~1e308
         return None
 
 

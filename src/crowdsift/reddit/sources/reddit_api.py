@@ -225,8 +225,12 @@ def _listing_data(body: object, url: str) -> dict[str, Any]:
         data = body.get("data")
         if isinstance(data, dict) and isinstance(data.get("children"), list):
             return data
-    shape = body.get("kind", "an object without kind") if isinstance(body, dict) else type(body)
+    kind = body.get("kind") if isinstance(body, dict) else None
+    if isinstance(kind, str):
+        shape = f"kind {kind[:40]!r}"
+    else:  # never the value itself: it may be huge, or nested too deeply to print
+        shape = "an object without kind" if isinstance(body, dict) else type(body).__name__
     raise ResponseError(
-        f"GET {url} did not answer with a Reddit Listing (got {shape!s}); "
+        f"GET {url} did not answer with a Reddit Listing (got {shape}); "
         "is REDDIT_API_BASE_URL pointing at Reddit's API?"
     )

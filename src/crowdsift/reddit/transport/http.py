@@ -76,10 +76,17 @@ def safe_params(params: Params | None) -> dict[str, str | int | float]:
 
 
 def _parse_json(response: httpx.Response) -> Any:
-    """The body as JSON, or raise ValueError (also for an undecodable or empty body)."""
+    """The body as JSON, or raise ValueError (also for an undecodable or empty body).
+
+    Besides JSONDecodeError, the decoder raises RecursionError for nesting past the
+    interpreter's recursion limit and a plain ValueError for an integer past 4300 digits:
+    a server can send either, and both are broken JSON here.
+    """
     try:
         return json.loads(response.content)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a number too long
         raise ValueError(str(exc)) from exc
 
 
@@ -239,7 +246,7 @@ class HttpTransport:
             return False, None
         try:
             body = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (ValueError, RecursionError):  # a damaged entry (only parsed bodies are stored)
             log.debug("http_cache_damaged", source=self.source, url=display)
             return False, None
         with self._stats_lock:
