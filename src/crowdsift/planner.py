@@ -78,7 +78,8 @@ class PlanTask(Task[PlanDraft]):
         )
         user = f"Question:\n{fence('question', self.question)}"
         if hints:
-            user += f"\n\nSubreddits available in the archive:\n{hints}"
+            # Descriptions are archive titles, written by strangers: fenced like posts.
+            user += f"\n\nSubreddits available in the archive:\n{fence('subreddits', hints)}"
         return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
 
     def run_local(self, kit: LocalKit) -> PlanDraft:

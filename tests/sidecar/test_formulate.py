@@ -132,7 +132,8 @@ def test_prompt_fences_the_question_and_forbids_architecture_terms() -> None:
     assert "at most 3 Reddit search queries" in system.content
     assert "at most 2 names" in system.content
     assert '<evidence id="question">' in user.content
-    assert user.content.count("</evidence>") == 1  # the question cannot close the fence
+    # Two fences, the question's and the subreddit list's (archive titles): none closed early.
+    assert user.content.count("</evidence>") == 2 == user.content.count("<evidence id=")
     assert "r/dataengineering" in user.content
     assert task.phase == "analysis"
 
@@ -291,7 +292,7 @@ def test_engine_failure_falls_back_to_rules(failure: Exception) -> None:
     assert analysis.ai_mode == "using_ai"
     assert analysis.time_filter == "month"
     assert analysis.ai_queries == ["how to copilot internal docs", "copilot internal docs setup"]
-    assert analysis.subreddits == ["homeassistant", "dataengineering"]
+    assert analysis.subreddits == ["github"]  # the only candidate sharing a word ("copilot")
     assert outcome.usage.calls == 0
     assert len(outcome.errors) == 1
     assert str(failure) in outcome.errors[0]

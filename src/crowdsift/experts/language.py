@@ -4,7 +4,8 @@ The reduce phase writes in the expert's voice, and experts write in their own la
 question in English about a Russian channel easily gets a Russian answer. ``validate_language``
 detects both languages and, on a mismatch, asks the engine to translate the answer while keeping
 its Markdown, links and every ``[post:ID]`` marker. Nothing the engine returns is trusted: a
-translation that loses or invents a marker is thrown away and the original kept, with a note.
+translation that loses or invents a marker, or adds a link, is thrown away and the original
+kept, with a note.
 
 The local engine cannot translate. Its strategy says so honestly: it hands the original answer
 back with a note naming both languages, and the response carries that note.
@@ -36,6 +37,7 @@ from crowdsift.engines.base import (
 )
 from crowdsift.errors import EngineError
 from crowdsift.log import get_logger
+from crowdsift.summarizer.grounding import url_key
 from crowdsift.text import tokenize
 
 log = get_logger(__name__)
@@ -260,4 +262,17 @@ def _unfaithful(original: str, translated: str) -> str | None:
         return "it lost the citation(s) " + ", ".join(f"[post:{m}]" for m in lost)
     if added:
         return "it added the citation(s) " + ", ".join(f"[post:{m}]" for m in added)
+    extra = sorted(references_of(translated) - references_of(original))
+    if extra:  # a translation adds nothing: no link, no footnote, no comment marker
+        return "it added " + ", ".join(extra)
     return None
+
+
+_REFERENCE = re.compile(r"\[\s*(?:comment\s*:|t[13]_)[^\]\n]*\]|\[\d{1,3}\]", re.IGNORECASE)
+
+
+def references_of(text: str) -> set[str]:
+    """What a reader could follow out of ``text`` besides ``[post:ID]``: links (compared
+    loosely), ``[comment:ID]`` and numbered ``[n]`` markers."""
+    links = {url_key(u.rstrip(".,;:!?)'\"…")) for u in _URL.findall(text)}
+    return links | {m.lower() for m in _REFERENCE.findall(text)}

@@ -9,7 +9,8 @@ The prompt fences every post with its ``[post:ID]`` and date. With ``personal_st
 is written in the expert's voice (named by channel), otherwise as a neutral report. Nothing the
 engine returns is trusted: JSON escape sequences a model left in its text are decoded
 (``sanitize_escapes``), and every ``[post:ID]`` that is not a context post is removed and
-reported (``check_citations``).
+reported (``check_citations``), as are links to anything but a context post and markers that
+cite nothing here (``[comment:ID]``, ``[3]``; ``remove_foreign``).
 
 The local engine writes no prose. It quotes: sentences of the context posts, scored by map's
 blend of embedding similarity and word overlap with the question (plus a small bonus for HIGH
@@ -21,7 +22,7 @@ that this is an extractive summary by the local engine, not an LLM answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,13 @@ from crowdsift.experts.config import ExpertsConfig
 from crowdsift.experts.map import blend_weights, content_terms
 from crowdsift.experts.models import RELEVANCE_ORDER, Expert, Relevance, ScoredPost
 from crowdsift.log import get_logger
-from crowdsift.summarizer.extractive import MIN_SENTENCE_CHARS, mmr_select, split_sentences
+from crowdsift.summarizer.extractive import (
+    MIN_SENTENCE_CHARS,
+    mmr_select,
+    split_sentences,
+    strip_citations,
+)
+from crowdsift.summarizer.grounding import remove_foreign, url_key
 from crowdsift.summarizer.selector import truncate_words
 
 log = get_logger(__name__)
@@ -150,6 +157,19 @@ def check_citations(text: str, known: Collection[int]) -> CitationCheck:
     return CitationCheck(cleaned, list(dict.fromkeys(cited)), removed)
 
 
+_NOT_A_POST_MARKER = r"(?:comment\s*:|t[13]_)[^\]\n]*"
+"""Markers an answer cannot resolve: it cites channel posts, ``[post:ID]``, only."""
+
+
+def _context_urls(context: Sequence[ScoredPost]) -> Callable[[str], bool]:
+    """The links an answer may carry: the context posts' own (``t.me/<channel>/<id>``).
+
+    Like the summarizer's: a link to anywhere else is not evidence, whoever wrote it first.
+    """
+    keys = {url_key(p.post.url) for p in context}
+    return lambda url: url_key(url) in keys
+
+
 # --- the task ----------------------------------------------------------------------------
 
 
@@ -251,7 +271,7 @@ def _sentences(posts: Sequence[ScoredPost]) -> list[_Sentence]:
     found: list[_Sentence] = []
     for scored in posts:
         for line in scored.post.text.splitlines():
-            for sentence in split_sentences(line.strip()):
+            for sentence in split_sentences(strip_citations(line.strip())):
                 key = " ".join(sentence.lower().split())
                 if (
                     len(sentence) < MIN_SENTENCE_CHARS
@@ -359,6 +379,10 @@ async def run_reduce(
     reply = await engine.run(task)
     answer = sanitize_escapes(reply.output.answer).strip()
     check = check_citations(answer, {p.post.post_id for p in context})
+    text, foreign = remove_foreign(
+        check.text, allowed=_context_urls(context), markers=_NOT_A_POST_MARKER
+    )
+    check = CitationCheck(text, check.cited, [*check.removed, *foreign])
     if check.removed:
         log.warning("reduce_removed_citations", expert_id=expert.expert_id, removed=check.removed)
     log.info(

@@ -21,7 +21,7 @@ LLM engine fails, the comments are listed the same way, unranked, rather than lo
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -43,6 +43,8 @@ from crowdsift.experts.config import ExpertsConfig
 from crowdsift.experts.language import language_name
 from crowdsift.experts.models import CommentSection, ExpertComment
 from crowdsift.log import get_logger
+from crowdsift.summarizer.extractive import strip_citations
+from crowdsift.summarizer.grounding import remove_foreign
 from crowdsift.summarizer.selector import truncate_words
 
 log = get_logger(__name__)
@@ -86,6 +88,8 @@ _INSTRUCTIONS: dict[SectionKind, str] = {
 }
 PROMPT_COMMENT_CHARS = 1000
 _CITATION = re.compile(r"\s*\[comment:([^\]]*)\]", re.IGNORECASE)
+_NOT_A_COMMENT = r"(?:post\s*:|t[13]_)[^\]\n]*"
+"""Markers a section cannot resolve: it cites its own comments, ``[comment:ID]``, only."""
 
 SectionInput = tuple[SectionKind, tuple[ExpertComment, ...]]
 
@@ -191,8 +195,10 @@ def extract_sections(
         lines = [leads[lead]]
         for i in order[:items]:
             comment = comments[i]
-            excerpt = truncate_words(" ".join(comment.text.split()), excerpt_chars)
-            lines.append(f"- {comment.author}: “{excerpt}” [comment:{comment.comment_id}]")
+            quote = strip_citations(comment.text)  # the citation is ours, added below
+            excerpt = truncate_words(" ".join(quote.split()), excerpt_chars)
+            author = strip_citations(comment.author)  # a display name is anyone's to choose
+            lines.append(f"- {author}: “{excerpt}” [comment:{comment.comment_id}]")
         texts[kind] = "\n".join(lines)
     return SectionTexts.model_validate(texts)
 
@@ -207,6 +213,7 @@ def ground_sections(
     """
     titles = section_titles(language)
     given = {kind: {c.comment_id for c in comments} for kind, comments in sections}
+    said = {kind: "\n".join(c.text for c in comments) for kind, comments in sections}
     removed: list[str] = []
     dropped: list[str] = []
     result = []
@@ -216,11 +223,26 @@ def ground_sections(
             continue
         text, cited, unknown = keep_known_citations(raw, given.get(kind, set()))
         removed.extend(f"{kind}: comment:{ref}" for ref in unknown)
+        # Sections cite comments, which have no URL of their own: no link is a citation here,
+        # and a bare one stays only when it is quoted from one of the section's comments.
+        text, foreign = remove_foreign(
+            text, allowed=_nowhere, quoted=_quoted_in(said.get(kind, "")), markers=_NOT_A_COMMENT
+        )
+        removed.extend(f"{kind}: {what}" for what in foreign)
         if not cited:
             dropped.append(f"dropped the {kind} section: it cited none of its comments")
             continue
         result.append(CommentSection(kind=kind, title=titles[kind], text=text, comment_ids=cited))
     return result, removed, dropped
+
+
+def _nowhere(url: str) -> bool:
+    return False
+
+
+def _quoted_in(said: str) -> Callable[[str], bool]:
+    """Is a link quoted (perhaps cut with "…") from ``said``?"""
+    return lambda url: url.rstrip("…") in said
 
 
 def keep_known_citations(text: str, allowed: set[int]) -> tuple[str, list[int], list[str]]:

@@ -54,7 +54,12 @@ from crowdsift.sidecar.specifics import (
     sentiment,
     verdict,
 )
-from crowdsift.summarizer.extractive import MIN_SENTENCE_CHARS, mmr_select, split_sentences
+from crowdsift.summarizer.extractive import (
+    MIN_SENTENCE_CHARS,
+    mmr_select,
+    split_sentences,
+    strip_citations,
+)
 from crowdsift.summarizer.selector import truncate_words
 
 Floats = npt.NDArray[np.float32]
@@ -108,11 +113,14 @@ def items_of(threads: Sequence[DrilledThread]) -> list[Item]:
     items: list[Item] = []
     for number, thread in enumerate(threads):
         post = thread.post
-        items.append(Item(f"post:{post.id}", post.selftext, post.post_karma, -1, number, False))
+        # Quotes keep no citation their author typed: see ``strip_citations``.
+        body = strip_citations(post.selftext)
+        items.append(Item(f"post:{post.id}", body, post.post_karma, -1, number, False))
         items += [
-            Item(f"comment:{c.comment_id}", c.body, c.score, c.depth, number, True)
+            Item(f"comment:{c.comment_id}", strip_citations(c.body), c.score, c.depth, number,
+                 True)
             for c in thread.comments
-        ]
+        ]  # fmt: skip
     return items
 
 

@@ -13,7 +13,8 @@ Nothing it says is trusted: ``formulate`` re-checks it in code —
 - queries are deduplicated and capped; subreddits are validated names; the user's wins.
 
 If the engine fails, the rules alone produce the analysis (and the error is reported), so the
-sidecar still searches.
+sidecar still searches — in the candidate subreddits whose names and descriptions share the
+most words with the question (``rule_subreddits``), not merely the first ones listed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 from crowdsift.errors import EngineError, PlanError
-from crowdsift.experts.language import detect_language
+from crowdsift.experts.language import content_words, detect_language
 from crowdsift.log import get_logger
 from crowdsift.models import normalise_subreddit
 from crowdsift.planner import SubredditProfile, closest_subreddits, key_phrases
@@ -85,7 +86,8 @@ class FormulateTask(Task[FormulationDraft]):
         user = f"Question:\n{fence('question', self.question)}"
         hints = "\n".join(f"- r/{c.name}: {c.description[:200]}" for c in self.candidates[:40])
         if hints:
-            user += f"\n\nSubreddits available:\n{hints}"
+            # Descriptions are archive titles, written by strangers: fenced like posts.
+            user += f"\n\nSubreddits available:\n{fence('subreddits', hints)}"
         return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
 
     def run_local(self, kit: LocalKit) -> FormulationDraft:
@@ -248,7 +250,7 @@ def check_draft(
         time_filter=time_filter_for(temporal),
         keywords=keywords,
         ai_queries=queries[: config.max_ai_queries],
-        subreddits=_subreddits(user_subreddits, draft.subreddits, candidates, config),
+        subreddits=_subreddits(question, user_subreddits, draft.subreddits, candidates, config),
         compared=compared,
     )
 
@@ -275,7 +277,25 @@ def _user_subreddits(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
+def rule_subreddits(question: str, candidates: Sequence[SubredditProfile], limit: int) -> list[str]:
+    """Candidates sharing the most content words with the question, best first (ties keep the
+    candidates' order); those sharing none are left out.
+
+    The choice of the rules when the engine picked nothing usable (it failed, or named no valid
+    subreddit): without it the sidecar would search whichever candidates happen to come first,
+    e.g. an archive's alphabetically first communities, and find nothing.
+    """
+    wanted = set(content_words(question))
+    overlap = [
+        (len(wanted & set(content_words(f"{c.name} {c.description}"))), n, c.name)
+        for n, c in enumerate(candidates)
+    ]
+    ranked = sorted((item for item in overlap if item[0] > 0), key=lambda item: (-item[0], item[1]))
+    return [name for _, _, name in ranked][:limit]
+
+
 def _subreddits(
+    question: str,
     user: Sequence[str],
     proposed: Sequence[str],
     candidates: Sequence[SubredditProfile],
@@ -290,6 +310,8 @@ def _subreddits(
         except ValueError:
             log.debug("sidecar_subreddit_rejected", name=name)
     chosen = list(dict.fromkeys(valid))[: config.max_subreddits]
+    if not chosen:
+        chosen = rule_subreddits(question, candidates, config.max_subreddits)
     if not chosen:
         chosen = [c.name for c in candidates[: config.max_subreddits]]
     if not chosen:

@@ -83,6 +83,29 @@ class Candidate:
         return f"{self.text} [post:{self.post_id}]"
 
 
+_ID = r"(?:t[13]_[a-z0-9]+|[a-z0-9]*\d[a-z0-9]*)"
+_QUOTED_CITATION = re.compile(
+    r"[ \t]*(?:\[\s*(?:post|comment)\s*:[^\]\n]*\]"  # [post:ID], [comment:ID], lists
+    rf"|\[\s*{_ID}(?:\s*[,;]\s*{_ID})*\s*\]"  # [3], [t1_ID], [ab12c]: ids and numbers
+    r"|(?<![\w/:])(?:post|comment):[a-z0-9]{1,16}\b)",  # a bare post:ID
+    re.IGNORECASE,
+)
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without anything that reads as a citation: ``[post:ID]``, ``[comment:ID]``,
+    ``[3]``, ``[t1_ID]``, a bracketed id, a bare ``post:ID``.
+
+    Extractive strategies quote strangers and then cite the quote's own item. A marker the
+    author typed inside the quote would otherwise become a second citation — of a real post
+    that never said it ("[post:ok1]" in someone else's thread) — so quotes lose them first.
+    """
+    if not _QUOTED_CITATION.search(text):
+        return text
+    stripped = _QUOTED_CITATION.sub("", text)
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", stripped).strip()
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of cleaned prose: split after . ! ? … and a space, not after "e.g." or "vs.".
 
@@ -118,7 +141,7 @@ def candidates_of(request: SummarizeRequest) -> list[Candidate]:
         segments = [(post.title, True), (post.body_excerpt, False)]
         segments += [(excerpt, False) for excerpt in post.top_comment_excerpts]
         for segment, is_title in segments:
-            for sentence in split_sentences(segment):
+            for sentence in split_sentences(strip_citations(segment)):
                 key = " ".join(tokenize(sentence))
                 if (
                     len(sentence) < MIN_SENTENCE_CHARS

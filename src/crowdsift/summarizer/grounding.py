@@ -13,7 +13,8 @@ Not problems (normal tidying): repeated sources, posts cited inline but missing 
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from collections.abc import Callable
+from urllib.parse import parse_qs, urlsplit
 
 from crowdsift.summarizer.config import SummarizerConfig
 from crowdsift.summarizer.models import (
@@ -29,6 +30,8 @@ _CITATION = re.compile(r"\s*\[post:([^\]]*)\]", re.IGNORECASE)
 _CITED_ID = re.compile(r"\[post:([^\]\s]+)\]")
 _LINK = re.compile(r"https?://[^\s<>\[\]\"'`]+|www\.[^\s<>\[\]\"'`]+", re.IGNORECASE)
 _TRAILING = ".,;:!?)'\""
+_NOT_A_POST = r"(?:comment\s*:|t[13]_)[^\]\n]*"
+"""Bracketed markers a summary cannot resolve: it cites posts (``[post:ID]``) only."""
 _SENTENCE_END = re.compile(
     r"(?:[.!?…]+[\"'”’)\]]*(?:\s*\[post:[^\]]*\])*|(?:\s*\[post:[^\]]*\])+)(?=\s|$)"
 )
@@ -88,10 +91,69 @@ def truncate_at_sentence(
 
 
 def url_key(url: str) -> str:
-    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash ignored."""
+    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash ignored —
+    except YouTube's ``v``, which is the video itself (every video's path is ``/watch``)."""
     parts = urlsplit(url.strip() if "://" in url else f"https://{url.strip()}")
-    host = parts.netloc.lower().removeprefix("www.")
-    return f"{host}{parts.path.rstrip('/').lower()}"
+    host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
+    key = f"{host}{parts.path.rstrip('/').lower()}"
+    if host == "youtube.com" and parts.path.rstrip("/") == "/watch":
+        key += "?v=" + parse_qs(parts.query).get("v", [""])[0].lower()
+    return key
+
+
+_FOREIGN_TOKEN = re.compile(
+    r"(?P<markdown>\[(?P<label>[^\[\]\n]*)\]\(\s*<?(?P<target>[^()\s<>]+)>?\s*\))"
+    r"|(?P<bracket>\[\s*(?P<inner>[^\[\]\n]{1,300}?)\s*\])"
+    r"|(?P<link>https?://[^\s<>\[\]()\"'`]+|www\.[^\s<>\[\]()\"'`]+)",
+    re.IGNORECASE,
+)
+_NUMBERED = re.compile(r"\d{1,3}(?:\s*[,;]\s*\d{1,3})*")
+
+
+def remove_foreign(
+    text: str,
+    *,
+    allowed: Callable[[str], bool],
+    markers: str,
+    quoted: Callable[[str], bool] = lambda url: False,
+) -> tuple[str, list[str]]:
+    """``text`` without the references in it that lead outside the evidence, and what went.
+
+    Removed: links to a URL ``allowed`` refuses — a bare link may also stay when ``quoted``
+    says it is quoted from the evidence; a Markdown link, which reads as a citation, keeps
+    only its label (none if the label is a bare number) —, brackets whose content fully
+    matches the regex ``markers`` (citation kinds that are not valid in this text, e.g.
+    ``comment:ID`` in a summary that cites posts), and numbered markers ``[n]`` (footnotes
+    that point nowhere). Removed items are listed in order, each once; gaps they leave before
+    punctuation close.
+    """
+    foreign = re.compile(markers, re.IGNORECASE)
+    removed: list[str] = []
+
+    def drop(what: str, keep: str = "") -> str:
+        if what not in removed:
+            removed.append(what)
+        return keep
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group("markdown"):
+            label, target = match.group("label").strip(), match.group("target")
+            if not _LINK.fullmatch(target) or allowed(target):
+                return match.group(0)
+            return drop(target, "" if _NUMBERED.fullmatch(label) else label)
+        if match.group("bracket"):
+            inner = match.group("inner")
+            if _NUMBERED.fullmatch(inner) or foreign.fullmatch(inner):
+                return drop(f"[{inner}]")
+            return match.group(0)
+        link = match.group("link")
+        bare = link.rstrip(_TRAILING + "”’»…")
+        return link if allowed(bare) or quoted(bare) else drop(bare, link[len(bare) :])
+
+    cleaned = _FOREIGN_TOKEN.sub(replace, text)
+    if removed:
+        cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned))
+    return cleaned.strip(), removed
 
 
 class _Checker:
@@ -108,7 +170,15 @@ class _Checker:
         """``text`` without unknown citations and foreign links, whitespace tidied."""
         before = len(self.problems)
         text = _CITATION.sub(lambda m: self._citation(m.group(1), where), text)
-        text = _LINK.sub(lambda m: self._link(m.group(0), where), text)
+        text, foreign = remove_foreign(
+            text, allowed=lambda url: url_key(url) in self.urls, markers=_NOT_A_POST
+        )
+        for what in foreign:
+            self.problems.append(
+                f"removed {what!r} from {where}: summaries cite posts only, as [post:ID]"
+                if what.startswith("[")
+                else f"removed link {what!r} from {where}: not an evidence permalink"
+            )
         text = " ".join(text.split())
         if len(self.problems) > before:  # something was cut out: close the gap it left
             text = re.sub(r"\s+([.,;:!?])", r"\1", text)
@@ -127,13 +197,6 @@ class _Checker:
                 known.append(post_id)
                 self.cited.append(post_id)
         return "".join(f" [post:{post_id}]" for post_id in dict.fromkeys(known))
-
-    def _link(self, link: str, where: str) -> str:
-        bare = link.rstrip(_TRAILING)
-        if url_key(bare) in self.urls:
-            return link
-        self.problems.append(f"removed link {bare!r} from {where}: not an evidence permalink")
-        return link[len(bare) :]
 
     def sources(self, draft: SummaryDraft) -> list[Source]:
         """Draft sources that name an evidence post with its URL, then uncited-listed posts."""
