@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -27,28 +26,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from service_harness import INTERESTS, percentile, serve, service_env
+
 TARGET = 0.5
-_INTERESTS_TEXT = """
-impact driver|voice recorder|airflow pipeline|local coding stack|drywall anchors|meeting notes
-transcription|cordless drill|data warehouse|paint primer|noise cancelling|dbt models|router
-"""
-INTERESTS = [part.strip() for part in _INTERESTS_TEXT.replace("\n", "|").split("|") if part.strip()]
-
-
-def _env(home: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "CROWDSIFT_HOME": str(home),
-        "CROWDSIFT_ENGINE": "local",
-        "CROWDSIFT_LOG_LEVEL": "ERROR",
-        "HF_HUB_OFFLINE": "1",
-    }
 
 
 def _in_process(home: Path, seconds: float, clients: int) -> float:
     """Calls per second of get_feed in this process (index opened and warmed first): the
     better of one caller and ``clients`` threads, so the baseline is never the weak one."""
-    os.environ.update(_env(home))
+    os.environ.update(service_env(home))
     from crowdsift.config import Settings
     from crowdsift.feed.commands import open_retriever, run_index
 
@@ -133,24 +119,6 @@ def _load_main(args: argparse.Namespace) -> None:
     print(json.dumps({"warm_errors": warm["errors"], "feed": feed, "submit": submit}))
 
 
-def _wait_ready(base: str, timeout: float = 120.0) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.2)
-    raise SystemExit(f"crowdsift serve did not answer at {base} within {timeout} s")
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -162,31 +130,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         _load_main(args)
         return {}
 
-    from crowdsift.testing.net import free_port
-
     with tempfile.TemporaryDirectory(prefix="crowdsift-bench-service-") as tmp:
         home = Path(tmp)
         baseline = _in_process(home, args.seconds, args.clients)
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        server = subprocess.Popen(
-            [sys.executable, "-m", "crowdsift", "serve", "--port", str(port)],
-            env=_env(home),
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            _wait_ready(base)
+        env = service_env(home)
+        with serve(env) as server:
             load = subprocess.run(
-                [sys.executable, __file__, "--load", base, "--seconds", str(args.seconds),
+                [sys.executable, __file__, "--load", server.base, "--seconds", str(args.seconds),
                  "--clients", str(args.clients), "--submitters", str(args.submitters)],
-                env=_env(home), capture_output=True, text=True, check=True,
+                env=env, capture_output=True, text=True, check=True,
             )  # fmt: skip
-        finally:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                server.kill()
     figures = json.loads(load.stdout)
     feed, submit = figures["feed"], figures["submit"]
     served = feed["requests"] / feed["seconds"]
@@ -194,14 +147,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     lat = feed["lat"]
     print(
         f"  GET /api/feed, {args.clients} clients from another process: {served:,.1f} req/s, "
-        f"p50 {1000 * statistics.median(lat):.1f} ms, p99 {1000 * _percentile(lat, 0.99):.1f} ms, "
+        f"p50 {1000 * statistics.median(lat):.1f} ms, p99 {1000 * percentile(lat, 0.99):.1f} ms, "
         f"{feed['errors']} errors"
     )
     print(f"  throughput ratio served/in-process: {ratio:.2f} (target >= {TARGET})")
     sub = submit["lat"]
     print(
         f"  POST /api/research, {args.submitters} concurrent clients: "
-        f"p50 {1000 * statistics.median(sub):.1f} ms, p99 {1000 * _percentile(sub, 0.99):.1f} ms, "
+        f"p50 {1000 * statistics.median(sub):.1f} ms, p99 {1000 * percentile(sub, 0.99):.1f} ms, "
         f"{submit['errors']} errors"
     )
     return {"ratio": ratio, "baseline": baseline, "served": served}

@@ -61,6 +61,19 @@ def test_a_submitted_job_runs_and_records_its_progress(tmp_path: Path) -> None:
         service.close()
 
 
+def test_every_run_claims_its_job_under_its_own_worker_name(tmp_path: Path) -> None:
+    """So a run whose job was reaped and re-claimed in the same process cannot finish it."""
+    service = make_service(f"sqlite:///{tmp_path / 'j.sqlite'}", answer)
+    service.start()
+    try:
+        jobs = [wait_for(service, service.submit(REQUEST).id) for _ in range(3)]
+    finally:
+        service.close()
+    workers = [job.worker for job in jobs]
+    assert all(w and w.startswith("embedded@") for w in workers)
+    assert len(set(workers)) == 3
+
+
 @pytest.mark.parametrize(
     ("error", "expected"),
     [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import pytest
@@ -213,7 +212,8 @@ def test_empty_input() -> None:
     assert (outcome.kept, outcome.removed) == ([], 0)
 
 
-def test_300_candidates_in_well_under_50_ms() -> None:
+def test_300_candidates_lose_only_their_repeated_links() -> None:
+    """Speed is bench_sidecar's business (a ratio, not a wall-clock assert in a unit test)."""
     rng = random.Random(7)
     letters = "abcdefghijklmnopqrstuvwxyz"
 
@@ -223,10 +223,6 @@ def test_300_candidates_in_well_under_50_ms() -> None:
     candidates = [
         _candidate(f"p{i}", title(), link_url=f"https://blog.io/{i % 250}") for i in range(300)
     ]
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        outcome = dedupe(candidates, title_similarity=SIMILARITY)
-        best = min(best, time.perf_counter() - start)
+    outcome = dedupe(candidates, title_similarity=SIMILARITY)
     assert outcome.removed == 50  # the repeated links, and nothing else
-    assert best < 0.05
+    assert len({c.link_url for c in outcome.kept}) == 250

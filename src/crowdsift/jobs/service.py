@@ -49,19 +49,20 @@ class EmbeddedDispatcher:
         self._store = store
         self._research = research
         self._heartbeat_every = heartbeat_every
-        self._worker = worker_name("embedded")
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crowdsift-job")
 
     def submit(self, job_id: str) -> None:
         self._pool.submit(self._run, job_id)
 
     def _run(self, job_id: str) -> None:
+        # A name per run, as each Celery delivery has: if a live job is wrongly reaped and
+        # claimed again in this process, the older run fails the `worker = :me` check.
         try:
             execute_job(
                 job_id,
                 self._store,
                 self._research,
-                worker=self._worker,
+                worker=worker_name("embedded"),
                 heartbeat_every=self._heartbeat_every,
             )
         except CrowdsiftError as exc:  # the store itself failed; the reaper will retry
