@@ -46,7 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from crowdsift.testing.chaos import ChaosConfig, ChaosLog, ChaosMonkey
+from crowdsift.testing.chaos import ChaosConfig, ChaosHost, ChaosMonkey
 from crowdsift.testing.local_http import Reply
 
 _COMMON = {"author", "subreddit", "author_flair_text", "after", "before", "limit", "sort",
@@ -192,7 +192,7 @@ def _fullname(value: str, default_prefix: str) -> str:
     return value if value[:3] in ("t1_", "t3_") else f"{default_prefix}{value}"
 
 
-class ArcticShiftServer:
+class ArcticShiftServer(ChaosHost):
     """Arctic Shift on 127.0.0.1 (port 0) in a background thread; use as a context manager."""
 
     def __init__(
@@ -290,30 +290,6 @@ class ArcticShiftServer:
     def requests(self) -> list[RecordedRequest]:
         with self._lock:
             return list(self._requests)
-
-    def set_chaos(
-        self, config: ChaosConfig | None, *, clock: Callable[[], float] = time.monotonic
-    ) -> ChaosMonkey | None:
-        """Inject faults at ``config``'s rates from now on (None: chaos off); a fresh log."""
-        monkey = None if config is None else ChaosMonkey(config, clock=clock)
-        with self._lock:
-            previous, self._chaos = self._chaos, monkey
-        if previous is not None:
-            previous.release()
-        return monkey
-
-    @property
-    def chaos_monkey(self) -> ChaosMonkey | None:
-        with self._lock:
-            return self._chaos
-
-    @property
-    def chaos_log(self) -> ChaosLog:
-        """The current chaos log; raises when chaos is off (a test asked for the wrong thing)."""
-        monkey = self.chaos_monkey
-        if monkey is None:
-            raise RuntimeError("chaos is off: pass chaos=ChaosConfig(...) or call set_chaos()")
-        return monkey.log
 
     # --- request handling (called from handler threads) ---------------------------------------
     def _record_and_take_fault(

@@ -309,3 +309,47 @@ class ChaosMonkey:
         if decision.retry_after is not None:
             headers["Retry-After"] = str(decision.retry_after)
         return Reply(status, page.encode(), headers)
+
+
+class ChaosHost:
+    """``set_chaos`` / ``chaos_monkey`` / ``chaos_log`` for a protocol server.
+
+    The server provides ``_lock`` and ``_chaos``; ``chaos_protected`` names paths chaos spares
+    unless its ``paths`` name them exactly (the Reddit token route).
+    """
+
+    _lock: threading.Lock | threading.RLock
+    _chaos: ChaosMonkey | None
+    chaos_protected: tuple[str, ...] = ()
+
+    def set_chaos(
+        self, config: ChaosConfig | None, *, clock: Callable[[], float] = time.monotonic
+    ) -> ChaosMonkey | None:
+        """Inject faults at ``config``'s rates from now on (None: chaos off); a fresh log.
+
+        ``clock`` stamps the chaos log: pass the fake clock the client sleeps on, and the gap
+        between a 429 and the retry is the wait the client chose.
+        """
+        monkey = (
+            None
+            if config is None
+            else ChaosMonkey(config, clock=clock, protected=self.chaos_protected)
+        )
+        with self._lock:
+            previous, self._chaos = self._chaos, monkey
+        if previous is not None:
+            previous.release()
+        return monkey
+
+    @property
+    def chaos_monkey(self) -> ChaosMonkey | None:
+        with self._lock:
+            return self._chaos
+
+    @property
+    def chaos_log(self) -> ChaosLog:
+        """The current chaos log; raises when chaos is off (a test asked for the wrong thing)."""
+        monkey = self.chaos_monkey
+        if monkey is None:
+            raise RuntimeError("chaos is off: pass chaos=ChaosConfig(...) or call set_chaos()")
+        return monkey.log

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from crowdsift.testing.chaos import ChaosConfig, ChaosLog, ChaosMonkey
+from crowdsift.testing.chaos import ChaosConfig, ChaosHost, ChaosMonkey
 from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
 from crowdsift.testing.reddit_listings import CommentTree, complete_post, listing, search_listing
 
@@ -88,8 +88,10 @@ def _error_reply(status: int, headers: dict[str, str] | None = None) -> Reply:
     return _json_reply(status, {"message": phrase, "error": status}, headers)
 
 
-class RedditProtocolServer(ProtocolServer):
+class RedditProtocolServer(ChaosHost, ProtocolServer):
     """Reddit's token endpoint and read API on a free local port, in a background thread."""
+
+    chaos_protected = (TOKEN_PATH,)
 
     def __init__(
         self,
@@ -166,36 +168,6 @@ class RedditProtocolServer(ProtocolServer):
             raise ValueError(f"unknown fault kind {kind!r}; expected one of {FAULT_KINDS}")
         with self._lock:
             self._faults.append(_Fault(path_pattern, kind, times, dict(options)))
-
-    def set_chaos(
-        self, config: ChaosConfig | None, *, clock: Callable[[], float] = time.monotonic
-    ) -> ChaosMonkey | None:
-        """Inject faults at ``config``'s rates from now on (None: chaos off); a fresh log.
-
-        ``clock`` stamps the chaos log: pass the fake clock the client sleeps on, and the gap
-        between a 429 and the retry is the wait the client chose.
-        """
-        monkey = (
-            None if config is None else ChaosMonkey(config, clock=clock, protected=(TOKEN_PATH,))
-        )
-        with self._lock:
-            previous, self._chaos = self._chaos, monkey
-        if previous is not None:
-            previous.release()
-        return monkey
-
-    @property
-    def chaos_monkey(self) -> ChaosMonkey | None:
-        with self._lock:
-            return self._chaos
-
-    @property
-    def chaos_log(self) -> ChaosLog:
-        """The current chaos log; raises when chaos is off (a test asked for the wrong thing)."""
-        monkey = self.chaos_monkey
-        if monkey is None:
-            raise RuntimeError("chaos is off: pass chaos=ChaosConfig(...) or call set_chaos()")
-        return monkey.log
 
     def set_ratelimit(self, remaining: float, reset: int) -> None:
         """Start a fresh rate-limit window: ``remaining`` requests for ``reset`` seconds."""
