@@ -13,17 +13,14 @@ every declared response is what is checked.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 import schemathesis
-import uvicorn
 from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
 from pydantic import SecretStr
@@ -39,6 +36,7 @@ from crowdsift.feed.commands import run_index
 from crowdsift.jobs.factory import build_job_service
 from crowdsift.jobs.models import ResearchRequest
 from crowdsift.research import Progress, ResearchResult
+from crowdsift.testing.net import serve_app
 
 from .conftest import demo_settings
 
@@ -76,29 +74,9 @@ def fuzz_app(settings: Settings) -> FastAPI:
     return create_app(settings, state=state)
 
 
-@contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
+def serve(app: FastAPI) -> AbstractContextManager[str]:
     """``app`` under a real uvicorn on a free port of 127.0.0.1, stopped on exit."""
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", access_log=False, lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="fuzz-uvicorn", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            thread.join(timeout=10)
-            pytest.fail("uvicorn did not start on 127.0.0.1")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "uvicorn did not stop"
+    return serve_app(app, name="fuzz-uvicorn")
 
 
 @pytest.fixture(scope="module")

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from playwright.sync_api import Browser, Dialog, Page, Route, expect, sync_playwright
 from pydantic import SecretStr
@@ -36,6 +33,7 @@ from crowdsift.jobs.models import ResearchRequest
 from crowdsift.research import Progress, ResearchResult
 from crowdsift.service import FeedService
 from crowdsift.sources.youtube import SKIP_NOTICE as YOUTUBE_SKIP_NOTICE
+from crowdsift.testing.net import serve_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -68,35 +66,9 @@ pytestmark = pytest.mark.skipif(
 # ---- servers --------------------------------------------------------------------------------
 
 
-@contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
+def serve(app: FastAPI) -> AbstractContextManager[str]:
     """``app`` under a real uvicorn on a free port of 127.0.0.1, stopped on exit."""
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=0,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        timeout_graceful_shutdown=5,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="web-test-uvicorn", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            thread.join(timeout=10)
-            pytest.fail("uvicorn did not start on 127.0.0.1")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "uvicorn did not stop"
+    return serve_app(app, name="web-test-uvicorn", timeout_graceful_shutdown=5)
 
 
 @contextmanager
