@@ -52,6 +52,7 @@ from crowdsift.sources.run import SourceTool
 from crowdsift.summarizer.grounding import url_key
 from crowdsift.summarizer.models import SummarizeResult
 from crowdsift.testing.factories import make_post
+from crowdsift.testing.hijacked_model import HijackedModel
 from crowdsift.testing.injection import (
     EVIL_HOST,
     EVIL_URL,
@@ -62,7 +63,6 @@ from crowdsift.testing.injection import (
     HIJACKED_VIDEO,
     PAYLOADS,
     QUESTION,
-    HijackedModel,
     amazon_items,
     expert_comments,
     expert_drift_groups,
