@@ -22,13 +22,13 @@ from typer.testing import CliRunner, Result
 
 from crowdsift.archive import db
 from crowdsift.archive.importer import import_files
-from crowdsift.archive.scrub import scrub_json
 from crowdsift.cli import app
 from crowdsift.config import Settings, get_settings
 from crowdsift.errors import ConfigError
 from crowdsift.experts.db import SqlExpertStore
 from crowdsift.experts.importer import import_channel
 from crowdsift.privacy import SALT_BYTES, AuthorPolicy, author_hash, load_salt, salt_path
+from crowdsift.pseudonymize import scrub_names
 
 NOW_TS = 1_717_243_200
 POSTER, COMMENTER, NESTED = "Alice_Wonderbyte", "bob_quillfeather", "carol_nestedname"
@@ -126,15 +126,15 @@ def test_scrub_replaces_names_wherever_they_are_keys_and_nowhere_else() -> None:
     raw = json.dumps({"author": POSTER, "selftext": f'quote: {{"author": "{COMMENTER}"}}',
                       "nested": [{"author" : NESTED}], "author_flair_text": "Pro",
                       "author_fullname": ACCOUNT_ID, "mod": {"banned_by": MODERATOR}})  # fmt: skip
-    data = json.loads(scrub_json(raw, policy))
+    data = json.loads(scrub_names(raw, policy))
     assert data["author"] is None and data["author_hash"] == policy.hash(POSTER)
     assert data["nested"][0] == {"author": None, "author_hash": policy.hash(NESTED)}
     assert data["author_fullname"] is None and data["mod"] == {"banned_by": None}
     assert data["selftext"] == f'quote: {{"author": "{COMMENTER}"}}'  # text is data, untouched
     assert data["author_flair_text"] == "Pro"
     markers = json.dumps({"author": "[deleted]", "x": {"author": "AutoModerator"}})
-    assert scrub_json(markers, policy) == markers  # nobody, and a bot the vetoes need
-    assert scrub_json(raw, AuthorPolicy(b"s" * SALT_BYTES, keep_usernames=True)) == raw
+    assert scrub_names(markers, policy) == markers  # nobody, and a bot the vetoes need
+    assert scrub_names(raw, AuthorPolicy(b"s" * SALT_BYTES, keep_usernames=True)) == raw
 
 
 # --- the stores, filled as users fill them -------------------------------------------------------
@@ -281,7 +281,9 @@ def telegram_exports(tmp_path: Path) -> tuple[Path, Path]:
 
 _KEYS = st.sampled_from(
     # 'x"author' is a key whose escaped quote makes '"author":' appear mid-key in the text
-    ["author", "author_fullname", "approved_by", "banned_by", "title", 'x"author', "selftext"]
+    ["author", "author_fullname", "approved_by", "banned_by", "removed_by", "mod_reason_by",
+     "link_author", "authorDisplayName", "authorChannelUrl", "authorProfileImageUrl",
+     "authorChannelId", "value", "title", 'x"author', "selftext"]
 )  # fmt: skip
 _TEXT = st.one_of(
     st.sampled_from([POSTER, "[deleted]", "AutoModerator", "", '","author":"evil', 'a\\b"c']),
@@ -294,16 +296,36 @@ _JSON = st.recursive(
 )
 
 
+_NULLED_STRINGS = (
+    "author_fullname",
+    "approved_by",
+    "banned_by",
+    "removed_by",
+    "mod_reason_by",
+    "link_author",
+    "authorDisplayName",
+    "authorChannelUrl",
+    "authorProfileImageUrl",
+)
+
+
 def _reference_scrub(value: Any, policy: AuthorPolicy) -> Any:
-    """What ``scrub_json`` must amount to, written the slow, obvious way."""
+    """What ``scrub_names`` must amount to, written the slow, obvious way."""
     if isinstance(value, list):
         return [_reference_scrub(item, policy) for item in value]
     if not isinstance(value, dict):
         return value
     out = {key: _reference_scrub(item, policy) for key, item in value.items()}
-    for key in ("author_fullname", "approved_by", "banned_by"):
+    for key in _NULLED_STRINGS:
         if isinstance(out.get(key), str):
             out[key] = None
+    channel = out.get("authorChannelId")
+    if (
+        isinstance(channel, dict)
+        and list(channel) == ["value"]
+        and isinstance(channel["value"], str)
+    ):
+        out["authorChannelId"] = None
     name = out.get("author")
     if isinstance(name, str) and policy.hash(name) and name.strip().lower() != "automoderator":
         out["author"], out["author_hash"] = None, policy.hash(name)
@@ -316,9 +338,9 @@ def _reference_scrub(value: Any, policy: AuthorPolicy) -> Any:
     layout=st.sampled_from([(",", ":"), (", ", ": "), (" ,\n ", " :  ")]),
     ascii_only=st.booleans(),
 )
-def test_scrub_json_equals_a_dict_level_scrub(
+def test_scrub_names_equals_a_dict_level_scrub(
     document: dict[str, Any], layout: tuple[str, str], ascii_only: bool
 ) -> None:
     policy = AuthorPolicy(b"p" * SALT_BYTES)
     raw = json.dumps(document, separators=layout, ensure_ascii=ascii_only)
-    assert json.loads(scrub_json(raw, policy)) == _reference_scrub(document, policy)
+    assert json.loads(scrub_names(raw, policy)) == _reference_scrub(document, policy)

@@ -159,3 +159,8 @@ class AuthorPolicy:
         """A public id of the salt (not the salt): tells whether two stores hashed alike."""
         digest = hmac.new(self.salt, _FINGERPRINT_MESSAGE, hashlib.sha256)
         return digest.hexdigest()[:HASH_CHARS]
+
+
+def privacy_state(policy: AuthorPolicy) -> str:
+    """``hashed:<salt fingerprint>`` or ``kept:<salt fingerprint>``: what a store's names are."""
+    return f"{'kept' if policy.keep_usernames else 'hashed'}:{policy.fingerprint}"

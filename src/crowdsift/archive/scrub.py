@@ -1,18 +1,11 @@
 """Usernames out of the archive: rows keep a salted ``author_hash``, raw JSON keeps no names.
 
-An archive row holds its record's raw JSON as well as columns, and the JSON names the author
-(``author``, ``author_fullname``; crossposts nest another post with its own author; moderator
-fields ``approved_by``/``banned_by`` name moderators). Unless ``CROWDSIFT_KEEP_USERNAMES`` is
-set, the writer passes every row through ``scrub_row``: the ``author`` column becomes NULL, the
-``author_hash`` column the pseudonym, and in the JSON every ``"author": "<name>"`` becomes
-``"author": null, "author_hash": "<hash>"`` and the other name fields null. Deletion markers
-(``[deleted]``) and AutoModerator stay: they are no one, and the vetoes read them.
-
-Why text surgery rather than ``json.loads``/``dumps``: the import is bound by JSON work and a
-second parse and a serialisation per record cost a third of its speed. The pattern only
-matches real keys: a key is preceded by ``{`` or ``,`` (and whitespace), and inside a JSON
-string every quote is escaped, so ``,"author":`` cannot occur there. Values that are not
-plain strings (null, numbers) are left as they are.
+An archive row holds its record's raw JSON as well as columns, and the JSON names the author.
+Unless ``CROWDSIFT_KEEP_USERNAMES`` is set, the writer passes every row through ``row_values``:
+the ``author`` column becomes NULL, the ``author_hash`` column the pseudonym, and the JSON goes
+through ``crowdsift.pseudonymize.scrub_names`` (every name field null, ``author_hash`` beside
+``author``). Deletion markers (``[deleted]``) and AutoModerator stay: they are no one, and the
+vetoes read them.
 
 Archives written before this existed (schema 1) are hashed in place the next time they are
 opened for writing (``scrub_existing``), in batches that each commit, so an interrupted pass
@@ -21,80 +14,28 @@ is finished by the next one.
 
 from __future__ import annotations
 
-import functools
-import json
-import re
 import sqlite3
 from collections.abc import Callable
 
 from crowdsift.archive import db
 from crowdsift.archive.parse import CommentRow, PostRow
 from crowdsift.log import get_logger
-from crowdsift.privacy import AuthorPolicy, is_person
+from crowdsift.privacy import AuthorPolicy, is_person, privacy_state
+from crowdsift.pseudonymize import scrub_names
 
 log = get_logger(__name__)
 
 PRIVACY_KEY = "author_privacy"
 """Meta key: ``hashed:<salt fingerprint>`` or ``kept:<salt fingerprint>`` once every row is."""
-# Two patterns: one led by the literal "author is twice as fast as one with alternatives, and
-# the moderator fields (null in every dump; names only in a moderator's saved API JSON) are
-# looked for only when a ``..._by"`` key exists at all.
-_AUTHOR_FIELDS = re.compile(r'"author(_fullname)?"\s*:\s*("(?:[^"\\]|\\.)*")')
-_MODERATOR_FIELDS = re.compile(r'"(approved_by|banned_by)"\s*:\s*"(?:[^"\\]|\\.)*"')
-_SPACE = " \t\r\n"
 _SCRUB_BATCH = 2000
 _ANY_ROW = "SELECT EXISTS (SELECT 1 FROM posts UNION ALL SELECT 1 FROM comments)"
-
-
-def scrub_json(raw: str, policy: AuthorPolicy) -> str:
-    """``raw`` with every username replaced (see the module docstring); as is when kept."""
-    if policy.keep_usernames:
-        return raw
-    scrubbed = _AUTHOR_FIELDS.sub(functools.partial(_author, policy=policy), raw)
-    if '_by"' in scrubbed:
-        scrubbed = _MODERATOR_FIELDS.sub(_moderator, scrubbed)
-    return scrubbed
-
-
-def _author(match: re.Match[str], policy: AuthorPolicy) -> str:
-    if not _is_key(match.string, match.start()):
-        return match.group(0)
-    if match.group(1):  # author_fullname: the account id (t2_...), as identifying as a name
-        return '"author_fullname":null'
-    quoted = match.group(2)
-    value = json.loads(quoted) if "\\" in quoted else quoted[1:-1]
-    if not is_person(value):
-        return match.group(0)
-    return f'"author":null,"author_hash":"{policy.hash(value)}"'
-
-
-def _moderator(match: re.Match[str]) -> str:
-    if not _is_key(match.string, match.start()):
-        return match.group(0)
-    return f'"{match.group(1)}":null'
-
-
-def _is_key(text: str, start: int) -> bool:
-    """True when the quote at ``start`` opens an object key: ``{`` or ``,`` comes before it
-    (whitespace aside). Inside a string a quote is always escaped, so that never holds there.
-    (Checked here rather than in the pattern: a leading ``[{,]`` made the scan 5x slower.)"""
-    index = start - 1
-    if index >= 0 and text[index] in "{,":  # compact JSON: the common case, decided at once
-        return True
-    while index >= 0 and text[index] in _SPACE:
-        index -= 1
-    return index >= 0 and text[index] in "{,"
 
 
 def row_values(row: PostRow | CommentRow, policy: AuthorPolicy) -> tuple[object, ...]:
     """The upsert parameters of a row: its columns in order (name and JSON scrubbed), then
     ``author_hash``."""
-    scrubbed = row._replace(author=policy.stored_name(row.author), raw=scrub_json(row.raw, policy))
+    scrubbed = row._replace(author=policy.stored_name(row.author), raw=scrub_names(row.raw, policy))
     return (*scrubbed, policy.hash(row.author))
-
-
-def privacy_state(policy: AuthorPolicy) -> str:
-    return f"{'kept' if policy.keep_usernames else 'hashed'}:{policy.fingerprint}"
 
 
 def scrub_existing(
@@ -158,7 +99,7 @@ def _scrub_table(conn: sqlite3.Connection, table: str, policy: AuthorPolicy) -> 
             new = (
                 policy.stored_name(author),
                 policy.hash(author) if is_person(author) else old_hash,
-                scrub_json(raw, policy),
+                scrub_names(raw, policy),
             )
             if new != (author, old_hash, raw):
                 updates.append((*new, rowid))

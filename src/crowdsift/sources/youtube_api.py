@@ -124,7 +124,7 @@ def api_error(exc: HttpStatusError, *, now: datetime) -> SourceError:
 class YouTubeTransport(HttpTransport):
     """``HttpTransport`` that also retries YouTube's short-term 403 rate limits."""
 
-    def _interpret(self, response: httpx.Response, display: str) -> Any:
+    def _interpret(self, response: httpx.Response, display: str) -> tuple[bytes, Any]:
         if response.status_code == 403:
             try:
                 reason, _ = error_reason(json.loads(response.content))

@@ -3,7 +3,8 @@
 Reddit's OAuth API allows a few hundred requests per window and Arctic Shift asks for "a couple
 per second": the same search asked twice (a retried job, two users, the web page and the MCP
 server) should cost the upstream nothing the second time. The transport asks the cache before
-the rate limiter and the network, and stores the raw body of every 2xx answer that parsed.
+the rate limiter and the network, and stores the body of every 2xx answer that parsed, as
+the transport parsed it: with usernames already replaced by salted hashes (``http.py``).
 
 Two backends, one small protocol (``get``/``set``/``close`` of raw bytes):
 
@@ -43,7 +44,8 @@ log = get_logger(__name__)
 
 REDIS_NAMESPACE = "crowdsift:http:"
 SQLITE_FILENAME = "cache.sqlite"
-_KEY_VERSION = 1  # bump when the key material changes, so old entries are simply never read
+_KEY_VERSION = 2  # bump when the key material changes, so old entries are simply never read
+_SQLITE_SCHEMA = 2  # PRAGMA user_version; older files held bodies with usernames: emptied
 _PRUNE_EVERY = 256
 _SQLITE_BUSY_TIMEOUT = 10.0
 _REDIS_TIMEOUT = 2.0
@@ -109,12 +111,15 @@ def cache_key(
     params: Mapping[str, str | int | float] | None,
     *,
     identity: str | None = None,
+    privacy: str | None = None,
 ) -> str:
     """A stable key for one GET: source, base URL, path and the *sorted* query parameters.
 
     Everything is hashed (SHA-256), so nothing secret is ever stored or shown in clear.
     ``identity`` separates what different Reddit users may see (a password grant reads as that
-    user); leave it None for anonymous or app-only access.
+    user); leave it None for anonymous or app-only access. ``privacy`` is the author policy's
+    state (``crowdsift.privacy.privacy_state``): bodies scrubbed under one salt, or kept with
+    names, are never served to a transport that would have stored them otherwise.
     """
     if "://" not in path:
         path = "/" + path.lstrip("/")
@@ -125,6 +130,7 @@ def cache_key(
         "path": path,
         "params": sorted((str(name), _param_text(v)) for name, v in (params or {}).items()),
         "identity": identity,
+        "privacy": privacy,
     }
     text = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return f"{source}:{hashlib.sha256(text.encode()).hexdigest()}"
@@ -144,6 +150,31 @@ def sqlite_path(path_or_url: str | Path) -> Path:
             "sqlite:////absolute/path in CROWDSIFT_CACHE_URL."
         )
     return Path(text)
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Empty a cache file written before bodies were scrubbed of usernames (schema 1).
+
+    Those rows would never be read again (the key version changed), but they hold names
+    until they expire: delete them now, with ``secure_delete`` so the freed pages are zeroed,
+    and checkpoint the WAL that still holds the old pages.
+    """
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version >= _SQLITE_SCHEMA:
+        return
+    conn.execute("PRAGMA secure_delete = ON")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()  # another process may have
+        if version < _SQLITE_SCHEMA:
+            conn.execute("DELETE FROM responses")
+            conn.execute(f"PRAGMA user_version = {_SQLITE_SCHEMA}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("PRAGMA secure_delete = OFF")
 
 
 class SqliteResponseCache:
@@ -185,6 +216,7 @@ class SqliteResponseCache:
                 "key TEXT PRIMARY KEY, value BLOB NOT NULL, expires_at REAL NOT NULL)"
             )
             conn.execute("CREATE INDEX IF NOT EXISTS responses_expiry ON responses (expires_at)")
+            _upgrade(conn)
             conn.execute("DELETE FROM responses WHERE expires_at <= ?", (self._clock(),))
         except sqlite3.Error:
             conn.close()

@@ -17,6 +17,13 @@ without touching the rate limiter, the retry budget or the network (so a repeate
 spends no quota). Only a 2xx answer whose JSON parsed is stored, and never a 2xx that is an
 API error envelope (``{"error": ...}``, as Arctic Shift sends for a query timeout): caching a
 transient failure would repeat it for the whole TTL.
+
+With an ``author_policy`` (``from_settings`` always gives one) every 2xx body is passed through
+``crowdsift.pseudonymize.scrub_names`` before it is parsed or cached: usernames leave at the
+edge, as salted ``author_hash`` values, unless ``CROWDSIFT_KEEP_USERNAMES`` is set. Scrubbing
+the text before both uses means a cache hit and a live answer are the same bytes, and the
+policy (salt fingerprint, kept or hashed) is part of the cache key, so a changed salt never
+reads pseudonyms made under the old one.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from tenacity import RetryCallState
 from crowdsift.config import Settings
 from crowdsift.errors import HttpStatusError, TransportError
 from crowdsift.log import get_logger
+from crowdsift.privacy import AuthorPolicy, privacy_state
+from crowdsift.pseudonymize import scrub_names
 from crowdsift.reddit.sources.base import SourceStats
 from crowdsift.reddit.transport.auth import RedditOAuth
 from crowdsift.reddit.transport.cache import (
@@ -75,7 +84,7 @@ def safe_params(params: Params | None) -> dict[str, str | int | float]:
     return safe
 
 
-def _parse_json(response: httpx.Response) -> Any:
+def _parse_json(content: bytes) -> Any:
     """The body as JSON, or raise ValueError (also for an undecodable or empty body).
 
     Besides JSONDecodeError, the decoder raises RecursionError for nesting past the
@@ -83,7 +92,7 @@ def _parse_json(response: httpx.Response) -> Any:
     a server can send either, and both are broken JSON here.
     """
     try:
-        return json.loads(response.content)
+        return json.loads(content)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a number too long
@@ -101,7 +110,7 @@ def _cache_identity(client: httpx.Client) -> str | None:
 def _json_or_none(response: httpx.Response) -> Any:
     """Error bodies are JSON from Reddit, HTML from a proxy or a 429 page: never crash on them."""
     try:
-        return _parse_json(response)
+        return _parse_json(response.content)
     except ValueError:
         return None
 
@@ -121,8 +130,13 @@ class HttpTransport:
         sleep: Callable[[float], None] = time.sleep,
         cache: ResponseCache | None = None,
         cache_ttl: float = 3600.0,
+        author_policy: AuthorPolicy | None = None,
     ) -> None:
-        """``cache`` belongs to the caller (closed by whoever opened it); ``cache_ttl`` 0 = off."""
+        """``cache`` belongs to the caller (closed by whoever opened it); ``cache_ttl`` 0 = off.
+
+        ``author_policy`` None returns bodies as sent, names and all: only for tools and tests
+        that need them; every source built ``from_settings`` scrubs.
+        """
         self.client = client
         self.source = source
         self.policy = RetryPolicy(max_retries=max_retries, max_retry_wait=max_retry_wait)
@@ -135,6 +149,7 @@ class HttpTransport:
             fail_safe(cache) if cache is not None and cache_ttl > 0 else None
         )
         self.cache_ttl = cache_ttl
+        self.author_policy = author_policy
         self._cache_identity = _cache_identity(client)
         self._owned_cache: ResponseCache | None = None
 
@@ -165,6 +180,7 @@ class HttpTransport:
             sleep=sleep,
             cache=opened if cache is FROM_SETTINGS else cache,
             cache_ttl=settings.cache_ttl,
+            author_policy=AuthorPolicy.from_settings(settings),
         )
         transport._owned_cache = opened
         return transport
@@ -235,7 +251,14 @@ class HttpTransport:
         if self.cache is None:
             return None
         base = str(self.client.base_url)
-        return cache_key(self.source, base, url, params, identity=self._cache_identity)
+        return cache_key(
+            self.source,
+            base,
+            url,
+            params,
+            identity=self._cache_identity,
+            privacy=None if self.author_policy is None else privacy_state(self.author_policy),
+        )
 
     def _cached(
         self, cache: ResponseCache, key: str, display: str, params: Params | None
@@ -279,16 +302,28 @@ class HttpTransport:
         if self.rate_limiter is not None:
             self.rate_limiter.update(response.headers)
         self._log(display, params, response.status_code, started, attempt)
-        body = self._interpret(response, display)
+        content, body = self._interpret(response, display)
         if key is not None and self.cache is not None and is_cacheable(body):
-            self.cache.set(key, response.content, self.cache_ttl)
+            self.cache.set(key, content, self.cache_ttl)
         return body
 
-    def _interpret(self, response: httpx.Response, display: str) -> Any:
+    def _scrubbed(self, content: bytes) -> bytes:
+        """``content`` with usernames pseudonymised; ValueError when it is not UTF-8 text."""
+        policy = self.author_policy
+        if policy is None or policy.keep_usernames:
+            return content
+        # surrogatepass: what json.loads does with bytes, so a body parses as it did unscrubbed
+        text = content.decode("utf-8", "surrogatepass")
+        scrubbed = scrub_names(text, policy)
+        return content if scrubbed is text else scrubbed.encode("utf-8", "surrogatepass")
+
+    def _interpret(self, response: httpx.Response, display: str) -> tuple[bytes, Any]:
+        """(the body as it may be kept, its JSON) for a 2xx; raises for anything else."""
         status = response.status_code
         if 200 <= status < 300:
             try:
-                return _parse_json(response)
+                content = self._scrubbed(response.content)
+                return content, _parse_json(content)
             except ValueError as exc:
                 raise RetryableResponse(f"invalid or truncated JSON: {exc}", status=status) from exc
         if is_retryable_status(status):
