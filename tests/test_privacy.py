@@ -27,8 +27,15 @@ from crowdsift.config import Settings, get_settings
 from crowdsift.errors import ConfigError
 from crowdsift.experts.db import SqlExpertStore
 from crowdsift.experts.importer import import_channel
-from crowdsift.privacy import SALT_BYTES, AuthorPolicy, author_hash, load_salt, salt_path
-from crowdsift.pseudonymize import scrub_names
+from crowdsift.privacy import (
+    SALT_BYTES,
+    AuthorPolicy,
+    author_hash,
+    is_person,
+    load_salt,
+    salt_path,
+)
+from crowdsift.pseudonymize import scrub_names, scrub_record, scrub_reddit
 
 NOW_TS = 1_717_243_200
 POSTER, COMMENTER, NESTED = "Alice_Wonderbyte", "bob_quillfeather", "carol_nestedname"
@@ -344,3 +351,35 @@ def test_scrub_names_equals_a_dict_level_scrub(
     policy = AuthorPolicy(b"p" * SALT_BYTES)
     raw = json.dumps(document, separators=layout, ensure_ascii=ascii_only)
     assert json.loads(scrub_names(raw, policy)) == _reference_scrub(document, policy)
+
+
+_NAME = st.one_of(st.sampled_from([POSTER, "user_1", "[deleted]", "a-b_C9"]), st.text(max_size=8))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    document=st.dictionaries(_KEYS, _JSON, max_size=6),
+    author=_NAME,
+    fullname=st.one_of(st.none(), st.sampled_from(["t2_abc", 't2_"q', "t2_\\x"])),
+    extra=st.dictionaries(_KEYS, _JSON, max_size=3),
+    layout=st.sampled_from([(",", ":"), (", ", ": "), (" ,\n ", " :  ")]),
+    hint=st.one_of(st.none(), _NAME),
+)
+def test_the_archive_fast_path_writes_what_the_general_scrub_writes(
+    document: dict[str, Any],
+    author: str,
+    fullname: str | None,
+    extra: dict[str, Any],
+    layout: tuple[str, str],
+    hint: str | None,
+) -> None:
+    """``scrub_record`` (splicing, for dump lines) is ``scrub_reddit`` byte for byte, whatever
+    the record and whatever author the caller claims it has."""
+    policy = AuthorPolicy(b"p" * SALT_BYTES)
+    record = {"author": author, **({"author_fullname": fullname} if fullname else {}), **document}
+    record.update(extra)
+    raw = json.dumps(record, separators=layout)
+    for claimed in (record.get("author"), hint):
+        name = claimed if isinstance(claimed, str) else None
+        digest = policy.hash(name) if is_person(name) else None
+        assert scrub_record(raw, policy, name, digest) == scrub_reddit(raw, policy)

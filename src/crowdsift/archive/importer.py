@@ -119,10 +119,12 @@ def import_files(
     conn = db.connect(archive)
     try:
         report.rehashed = scrub_existing(conn, policy)
-        with BackgroundCheckpointer(archive, conn) as checkpointer:
-            writer = BatchWriter(
+        with (
+            BackgroundCheckpointer(archive, conn) as checkpointer,
+            BatchWriter(
                 conn, batch_size=batch_size, authors=policy, checkpointer=checkpointer
-            )
+            ) as writer,
+        ):
             for path in paths:
                 file_report = _import_file(writer, Path(path), progress)
                 report.files.append(file_report)
@@ -262,6 +264,7 @@ def _import_file(writer: BatchWriter, path: Path, progress: ProgressFn | None) -
             except READ_ERRORS as exc:
                 job.error = _describe(exc, path, job.lines)
             job.flush()
+            writer.wait()  # the file's last batch is committed before it is reported
             return job.to_report()
     except OSError as exc:
         reason = exc.strerror or str(exc)

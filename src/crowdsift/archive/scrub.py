@@ -21,21 +21,34 @@ from crowdsift.archive import db
 from crowdsift.archive.parse import CommentRow, PostRow
 from crowdsift.log import get_logger
 from crowdsift.privacy import AuthorPolicy, is_person, privacy_state
-from crowdsift.pseudonymize import scrub_names
+from crowdsift.pseudonymize import scrub_record
 
 log = get_logger(__name__)
 
 PRIVACY_KEY = "author_privacy"
 """Meta key: ``hashed:<salt fingerprint>`` or ``kept:<salt fingerprint>`` once every row is."""
+_AUTHOR_AT = {
+    PostRow: PostRow._fields.index("author"),
+    CommentRow: CommentRow._fields.index("author"),
+}
+_RAW_AT = PostRow._fields.index("raw")
+assert _RAW_AT == CommentRow._fields.index("raw") == len(PostRow._fields) - 1  # raw is last
 _SCRUB_BATCH = 2000
 _ANY_ROW = "SELECT EXISTS (SELECT 1 FROM posts UNION ALL SELECT 1 FROM comments)"
 
 
 def row_values(row: PostRow | CommentRow, policy: AuthorPolicy) -> tuple[object, ...]:
     """The upsert parameters of a row: its columns in order (name and JSON scrubbed), then
-    ``author_hash``."""
-    scrubbed = row._replace(author=policy.stored_name(row.author), raw=scrub_names(row.raw, policy))
-    return (*scrubbed, policy.hash(row.author))
+    ``author_hash``. (Built by position, not ``_replace``: this runs once per dump line.)"""
+    author = row.author
+    digest = policy.hash(author)
+    if policy.keep_usernames:
+        return (*row, digest)
+    if is_person(author):
+        at = _AUTHOR_AT[type(row)]
+        raw = scrub_record(row.raw, policy, author, digest)
+        return (*row[:at], None, *row[at + 1 : _RAW_AT], raw, digest)
+    return (*row[:_RAW_AT], scrub_record(row.raw, policy, author, None), digest)
 
 
 def scrub_existing(
@@ -96,10 +109,11 @@ def _scrub_table(conn: sqlite3.Connection, table: str, policy: AuthorPolicy) -> 
             return changed
         updates = []
         for rowid, author, old_hash, raw in rows:
+            digest = policy.hash(author) if is_person(author) else None
             new = (
                 policy.stored_name(author),
-                policy.hash(author) if is_person(author) else old_hash,
-                scrub_names(raw, policy),
+                digest or old_hash,
+                scrub_record(raw, policy, author, digest),
             )
             if new != (author, old_hash, raw):
                 updates.append((*new, rowid))
