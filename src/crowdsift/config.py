@@ -91,7 +91,10 @@ class Settings(BaseSettings):
         60.0,
         gt=0,
         validation_alias=_env("CROWDSIFT_MAX_RETRY_WAIT"),
-        description="Longest single wait (s), even if Retry-After asks for more.",
+        description=(
+            "Longest single wait (s); a Retry-After asking for more fails the request at once "
+            "instead of retrying sooner than the server said."
+        ),
     )
     concurrency: int = Field(4, ge=1, le=16, validation_alias=_env("CROWDSIFT_CONCURRENCY"))
 

@@ -349,10 +349,24 @@ def test_retry_after_ms_is_honoured(
     assert sleeps.waits == [7.5]
 
 
-def test_a_long_retry_after_is_capped_by_max_retry_wait(
+def test_a_retry_after_longer_than_max_retry_wait_is_not_cut_short(
     server: ChatCompletionsServer, make_engine: Factory, sleeps: Any
 ) -> None:
+    """Asking again after 5 s when the server said an hour ignores its Retry-After: fail at
+    once, say so, and let the phase degrade."""
     server.enqueue(status(429, retry_after=3600), GOOD_JSON)
+
+    with pytest.raises(EngineTransportError, match=r"3600 s.*CROWDSIFT_MAX_RETRY_WAIT"):
+        run_one(make_engine(max_retry_wait=5.0), GOOD)
+
+    assert sleeps.waits == []
+    assert len(server.requests) == 1
+
+
+def test_a_retry_after_within_max_retry_wait_is_waited_in_full(
+    server: ChatCompletionsServer, make_engine: Factory, sleeps: Any
+) -> None:
+    server.enqueue(status(429, retry_after=5), GOOD_JSON)
 
     run_one(make_engine(max_retry_wait=5.0), GOOD)
 

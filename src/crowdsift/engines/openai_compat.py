@@ -207,14 +207,17 @@ class OpenAICompatEngine:
                     self._log(task, model, stopwatch, attempt, "json_schema_rejected")
                     continue
                 failure = classify(exc)
-                if failure.retryable and retries < self._policy.max_retries:
+                too_long = self._policy.asks_too_long(failure.headers)
+                if failure.retryable and retries < self._policy.max_retries and too_long is None:
                     retries += 1
                     wait = self._policy.wait(retries, failure.headers)
                     self._log(task, model, stopwatch, attempt, failure.outcome, wait_s=wait)
                     await self._sleep(wait)
                     continue
                 self._log(task, model, stopwatch, attempt, failure.outcome)
-                raise final_error(failure, url=self.url, attempts=attempt) from exc
+                raise final_error(
+                    failure, url=self.url, attempts=attempt, asked_wait=too_long
+                ) from exc
             return self._accept(task, model, completion, usage, stopwatch, attempt)
 
     def _accept(

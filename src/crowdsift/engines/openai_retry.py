@@ -3,8 +3,10 @@
 The SDK's own retries are off so that one policy, with an injected sleep, covers every
 endpoint: 429, 5xx (and 408/409, which OpenAI documents as transient), timeouts, dropped
 connections and cut-off bodies are retried with exponential backoff plus jitter, waiting at
-least what ``Retry-After`` / ``retry-after-ms`` ask, never longer than ``max_wait``. Other
-4xx answers are final: retrying a wrong key or model name only burns time.
+least what ``Retry-After`` / ``retry-after-ms`` ask, never longer than ``max_wait``. A server
+that asks for more than ``max_wait`` is not asked again sooner than it said: the call fails at
+once (and its phase degrades as on any outage). Other 4xx answers are final: retrying a wrong
+key or model name only burns time.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class RetryPolicy:
         backoff = self.base * 2.0 ** (retry - 1) * (0.5 + self.rng())
         asked = retry_after_seconds(headers, self.clock) if headers is not None else None
         return round(min(max(backoff, asked or 0.0), self.max_wait), 3)
+
+    def asks_too_long(self, headers: Mapping[str, str] | None) -> float | None:
+        """The server's asked wait when it is longer than ``max_wait`` (so no retry); else None."""
+        asked = retry_after_seconds(headers, self.clock) if headers is not None else None
+        return asked if asked is not None and asked > self.max_wait else None
 
 
 def retry_after_seconds(headers: Mapping[str, str], clock: Callable[[], float]) -> float | None:
@@ -117,8 +124,13 @@ def safe_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def final_error(failure: Failure, *, url: str, attempts: int) -> EngineError:
-    """The error for a request that will not be retried again, saying what to do next."""
+def final_error(
+    failure: Failure, *, url: str, attempts: int, asked_wait: float | None = None
+) -> EngineError:
+    """The error for a request that will not be retried again, saying what to do next.
+
+    ``asked_wait``: the server's Retry-After, when it was longer than we may wait.
+    """
     where = f"the chat endpoint {url}"
     detail = redact_text(failure.detail)
     if failure.status in (401, 403):
@@ -143,6 +155,15 @@ def final_error(failure: Failure, *, url: str, attempts: int) -> EngineError:
             status=failure.status,
         )
     what = f"HTTP {failure.status}" if failure.status is not None else failure.outcome
+    if asked_wait is not None:
+        return EngineTransportError(
+            f"{where} answered {what} ({detail}) and asked us to wait {asked_wait:.0f} s "
+            "(Retry-After), longer than CROWDSIFT_MAX_RETRY_WAIT allows; not asking again "
+            "sooner than it said. Try again later, raise CROWDSIFT_MAX_RETRY_WAIT, or use "
+            "--engine local.",
+            url=url,
+            status=failure.status,
+        )
     tries = "attempt" if attempts == 1 else "attempts"
     return EngineTransportError(
         f"{where} failed after {attempts} {tries}: {what} ({detail}). Check that it is up and "

@@ -197,3 +197,37 @@ def test_safe_params_drops_secret_names_and_clips_long_values():
     safe = safe_params(params)
     assert set(safe) == {"q", "limit"}
     assert len(str(safe["q"])) < 130
+
+
+def test_a_retry_after_beyond_the_wait_cap_fails_at_once_and_says_when(
+    reddit_client, reddit_server, fake_time
+):
+    """Retrying before the server's Retry-After would ignore it; sleeping an hour would hang
+    the fetch: one request, no sleep, no retry spent, and an error that says what to do."""
+    budget = RetryBudget(5)
+    transport = HttpTransport(
+        reddit_client,
+        source="reddit-api",
+        max_retries=3,
+        max_retry_wait=60,
+        budget=budget,
+        sleep=fake_time.sleep,
+    )
+    reddit_server.add_fault(SEARCH, "rate_limited", retry_after=3600)
+    with pytest.raises(TransportError) as info:
+        transport.get_json(SEARCH, QUERY)
+    assert [r.status for r in api_requests(reddit_server)] == [429]
+    assert fake_time.sleeps == []
+    assert budget.spent == 0
+    message = str(info.value)
+    assert info.value.status == 429
+    assert "3600 s" in message and "CROWDSIFT_MAX_RETRY_WAIT" in message and "UTC" in message
+
+
+def test_a_retry_after_within_the_cap_is_waited_in_full(reddit_client, reddit_server, fake_time):
+    transport = HttpTransport(
+        reddit_client, source="reddit-api", max_retry_wait=60, sleep=fake_time.sleep
+    )
+    reddit_server.add_fault(SEARCH, "rate_limited", retry_after=60)
+    assert transport.get_json(SEARCH, QUERY)["kind"] == "Listing"
+    assert fake_time.sleeps == [60.0]

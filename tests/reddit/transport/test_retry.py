@@ -165,3 +165,18 @@ def test_budget_is_exact_under_threads():
 def test_budget_rejects_negative_totals():
     with pytest.raises(ValueError, match="negative"):
         RetryBudget(-1)
+
+
+def test_a_retry_after_longer_than_the_cap_stops_the_retries():
+    calls = 0
+
+    def throttled() -> str:
+        nonlocal calls
+        calls += 1
+        raise RetryableResponse("429", status=429, retry_after=61)
+
+    sleeps: list[float] = []
+    retrying = RetryPolicy(max_retries=4, max_retry_wait=60).retrying(sleep=sleeps.append)
+    with pytest.raises(RetryableResponse):
+        retrying(throttled)
+    assert (calls, sleeps) == (1, [])

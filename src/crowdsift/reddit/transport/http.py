@@ -32,6 +32,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -59,6 +60,7 @@ from crowdsift.reddit.transport.retry import (
     RetryableResponse,
     RetryBudget,
     RetryPolicy,
+    asks_too_long,
     is_retryable,
     is_retryable_status,
     parse_retry_after,
@@ -211,6 +213,8 @@ class HttpTransport:
         try:
             return retrying(once)
         except RetryableResponse as exc:
+            if asks_too_long(exc, self.policy.max_retry_wait):
+                raise self._asked_to_wait(exc, display) from exc
             raise TransportError(
                 f"GET {display} failed after {attempt} attempts; last answer: HTTP "
                 f"{exc.status} ({exc.reason}). The server is struggling or throttling us: try "
@@ -225,6 +229,19 @@ class HttpTransport:
                 url=display,
                 status=None,
             ) from exc
+
+    def _asked_to_wait(self, exc: RetryableResponse, display: str) -> TransportError:
+        wait = exc.retry_after or 0.0
+        until = datetime.now(UTC) + timedelta(seconds=wait)
+        return TransportError(
+            f"GET {display} answered HTTP {exc.status} ({exc.reason}) and asked us to wait "
+            f"{wait:.0f} s (Retry-After), longer than CROWDSIFT_MAX_RETRY_WAIT "
+            f"({self.policy.max_retry_wait:g} s) allows; not asking again sooner than the "
+            f"server said. Try again after {until:%Y-%m-%d %H:%M} UTC, or raise "
+            "CROWDSIFT_MAX_RETRY_WAIT.",
+            url=display,
+            status=exc.status,
+        )
 
     def count_page(self) -> None:
         """Sources call this once per search page they return (thread-safe)."""

@@ -3,8 +3,11 @@
 The policy is declarative (tenacity strategies, composed): retry on HTTP 429 and 5xx, on
 timeouts and broken connections, and on a 2xx whose JSON is cut off; wait exponentially with
 jitter, but never less than the server's ``Retry-After`` and never more than
-``max_retry_wait``; stop after ``max_retries`` retries. Sleep is injected so tests run in
-milliseconds and can assert on the waits.
+``max_retry_wait``; stop after ``max_retries`` retries. A server that asks for a longer wait
+than ``max_retry_wait`` allows is not asked again at all: retrying sooner than it said would
+ignore its ``Retry-After`` (and earn another 429), and sleeping an hour inside a fetch would
+hang the job, so the request fails at once with an error that says when to try again.
+Sleep is injected so tests run in milliseconds and can assert on the waits.
 
 ``RetryBudget`` is the fetch-wide brake: per-request retries are cheap, but forty threads each
 retrying four times against a struggling server is not, so one counter is shared by every
@@ -28,6 +31,7 @@ from tenacity import (
     wait_exponential,
     wait_random,
 )
+from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
 from crowdsift.errors import RetryBudgetExceededError
@@ -102,6 +106,26 @@ class wait_retry_after(wait_base):  # noqa: N801 - tenacity's naming for wait st
         return max(min(wait, self.cap), 0.0)
 
 
+def asks_too_long(exc: BaseException | None, cap: float) -> bool:
+    """True for a retryable answer whose ``Retry-After`` is longer than we may wait."""
+    return (
+        isinstance(exc, RetryableResponse) and exc.retry_after is not None and exc.retry_after > cap
+    )
+
+
+class stop_when_asked_to_wait_too_long(stop_base):  # noqa: N801 - tenacity's naming
+    """Stop retrying when the server's ``Retry-After`` exceeds ``cap`` (see the module doc)."""
+
+    def __init__(self, cap: float) -> None:
+        self.cap = cap
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        outcome = retry_state.outcome
+        return (
+            outcome is not None and outcome.failed and asks_too_long(outcome.exception(), self.cap)
+        )
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """Everything about retrying one request; ``retrying()`` builds a fresh tenacity runner.
@@ -127,7 +151,8 @@ class RetryPolicy:
     ) -> Retrying:
         return Retrying(
             retry=retry_if_exception(is_retryable),
-            stop=stop_after_attempt(self.max_retries + 1),
+            stop=stop_after_attempt(self.max_retries + 1)
+            | stop_when_asked_to_wait_too_long(self.max_retry_wait),
             wait=self.wait_strategy(),
             sleep=sleep,
             before_sleep=before_sleep,
