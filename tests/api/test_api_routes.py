@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, select
 
 from crowdsift.api.app import MAX_BODY_BYTES, create_app
 from crowdsift.api.deps import get_fetch
+from crowdsift.experts import language
 from crowdsift.feed.commands import run_index
 from crowdsift.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS
 from crowdsift.jobs.store import JobRow, JobStore
@@ -265,3 +266,24 @@ def test_the_cli_publishes_the_api_request_and_job_schemas(app_client: TestClien
     )
     job = json.loads(CliRunner().invoke(app, ["schema", "Job"]).stdout)
     assert {"id", "status", "result", "error", "attempts"} <= set(job["properties"])
+
+
+def test_language_models_load_at_startup_not_inside_the_first_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first detection loads ~190 MB of lingua models holding the GIL for seconds: the
+    service does it before it serves, so no request in flight stalls behind it."""
+    calls: list[str] = []
+    real = language.warm_up
+
+    def recording() -> float:
+        calls.append("warm_up")
+        return real()
+
+    monkeypatch.setattr(language, "warm_up", recording)
+    language._detector.cache_clear()
+    with TestClient(create_app(demo_settings(tmp_path / "home"))) as client:
+        assert calls == ["warm_up"]  # during startup, before the first request
+        assert language._detector.cache_info().currsize == 1
+        assert client.get("/healthz").status_code == 200
+    assert language.detect_language("какой диктофон лучше для лекций") == "ru"

@@ -10,6 +10,7 @@ from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.errors import EngineTransportError
+from crowdsift.experts import language
 from crowdsift.experts.language import (
     TranslateTask,
     Translation,
@@ -120,3 +121,11 @@ def test_local_engine_reports_the_mismatch_instead_of_translating() -> None:
         "the local engine cannot translate"
     )
     assert outcome.usage.calls == 1
+
+
+def test_warm_up_builds_the_detector_once() -> None:
+    language._detector.cache_clear()
+    assert language.warm_up() >= 0.0
+    assert language._detector.cache_info().currsize == 1
+    assert language.warm_up() >= 0.0  # again: the same detector, nothing rebuilt
+    assert language._detector.cache_info().misses == 1

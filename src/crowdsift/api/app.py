@@ -7,6 +7,7 @@ closes them on shutdown. Pass ``state`` to run the app over pieces of your own (
 
 from __future__ import annotations
 
+import asyncio
 import mimetypes
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -27,7 +28,8 @@ from crowdsift.api.deps import (
 )
 from crowdsift.api.routes import experts, feed, fetch, health, metrics, research, web
 from crowdsift.config import Settings, get_settings
-from crowdsift.log import register_secrets
+from crowdsift.experts import language
+from crowdsift.log import get_logger, register_secrets
 
 MAX_BODY_BYTES = errors.MAX_BODY_BYTES
 #: Paths whose routes need the API key (the routers included with ``require_api_key``).
@@ -41,6 +43,8 @@ Start a research job with `POST /api/research`, then poll `GET /api/research/{id
 `GET /api/research/{id}/events`. With `CROWDSIFT_API_KEY` set on the server, send
 `Authorization: Bearer <key>` on every route but `/healthz`.
 """
+
+log = get_logger(__name__)
 
 
 def default_state(settings: Settings) -> ServiceState:
@@ -75,6 +79,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         current = state or default_state(settings)
         app.state.crowdsift = current
+        seconds = await asyncio.to_thread(language.warm_up)  # not inside the first job
+        log.info("language_models_loaded", seconds=round(seconds, 2))
         current.jobs.start(reap_every=reap_every)
         try:
             yield

@@ -18,6 +18,7 @@ code are removed first: they are not prose and would pull every text towards Eng
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -72,6 +73,10 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://\S+|www\.\S+|t\.me/\S+", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_WARM_UP_SAMPLES = (
+    "which recorder keeps its battery longest",
+    "какой диктофон дольше держит заряд",
+)
 
 
 @lru_cache(maxsize=1)
@@ -82,6 +87,19 @@ def _detector() -> LanguageDetector:
         .with_minimum_relative_distance(MIN_RELATIVE_DISTANCE)
         .build()
     )
+
+
+def warm_up() -> float:
+    """Build the detector and load every language model now; the seconds it took.
+
+    The first detections load lingua's models (about 190 MB, 1–3 s holding the GIL). In the
+    service that happened inside the first research job and stalled every request in flight,
+    so ``crowdsift serve`` calls this at startup, before it accepts connections.
+    """
+    started = time.perf_counter()
+    for sample in _WARM_UP_SAMPLES:  # one per script: each loads that script's models
+        detect_language(sample)
+    return time.perf_counter() - started
 
 
 def prose_of(text: str) -> str:
