@@ -21,10 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
 from uuid import uuid4
-
-from pydantic import BaseModel, Field
 
 from crowdsift.config import Settings
 from crowdsift.engines.base import Engine, Usage
@@ -32,10 +29,13 @@ from crowdsift.engines.scripted import CountingEngine
 from crowdsift.errors import ConfigError, CrowdsiftError, PlanError
 from crowdsift.experts.config import ExpertsConfig
 from crowdsift.experts.models import ExpertResponse, ExpertStore
-from crowdsift.models import FetchResult, RejectReason, SearchPlan
+from crowdsift.models import FetchResult, SearchPlan
 from crowdsift.planner import SubredditProfile
 from crowdsift.reddit.filtering import FilterConfig
 from crowdsift.reddit.sources.base import RedditSource
+from crowdsift.research_result import FetchSummary as FetchSummary
+from crowdsift.research_result import ResearchResult as ResearchResult
+from crowdsift.research_result import ResearchStatus as ResearchStatus
 from crowdsift.sidecar.config import SidecarConfig
 from crowdsift.sidecar.models import RedditResponse
 from crowdsift.sidecar.pipeline import SidecarDeps, SidecarRun, run_sidecar
@@ -92,50 +92,6 @@ DEFAULT_SUBREDDITS: tuple[SubredditProfile, ...] = tuple(
         ("buyitforlife", "durable products that last, recommendations, warranties"),
     )
 )
-
-
-class FetchSummary(BaseModel):
-    """The fetch and the gate in numbers (the posts themselves are in the sources)."""
-
-    source: str
-    posts_seen: int
-    posts_accepted: int
-    posts_relevant: int
-    yield_ratio: float
-    refetched: bool
-    gate_failed_open: bool
-    comments_accepted: int
-    post_rejections: dict[RejectReason, int] = Field(default_factory=dict)
-    skipped_subreddits: dict[str, str] = Field(default_factory=dict)
-    errors: list[str] = Field(default_factory=list)
-
-
-ResearchStatus = Literal["ok", "partial", "error"]
-
-
-class ResearchResult(BaseModel):
-    """Everything ``crowdsift ask --json`` reports about one question.
-
-    ``plan``, ``fetch`` and ``summary`` describe the Reddit answer and are null when Reddit
-    search is off; ``expert_responses`` is empty when no expert was asked (Reddit-only mode).
-    """
-
-    question: str
-    status: ResearchStatus = Field(
-        description="ok when every part is ok; error when every part failed; else partial"
-    )
-    engine: str = Field(description='"local" (extractive, not an LLM) or "openai"')
-    plan: SearchPlan | None = None
-    fetch: FetchSummary | None = None
-    summary: SummarizeResult | None = None
-    expert_responses: list[ExpertResponse] = Field(default_factory=list)
-    reddit_response: RedditResponse | None = None
-    source_fetches: list[SourceFetch] = Field(
-        default_factory=list,
-        description="YouTube / Amazon: what each gated source returned, or why it was skipped",
-    )
-    timings_ms: dict[str, float]
-    usage: Usage
 
 
 @dataclass

@@ -33,7 +33,6 @@ faults at random but reproducible rates after the scripted ``add_fault`` ones.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import threading
@@ -41,60 +40,27 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from crowdsift.testing.arctic_shift_query import (
+    COMMENT_PARAMS,
+    POST_PARAMS,
+    TEXT_PARAMS,
+    ApiError,
+    Item,
+    by_ids,
+    item_filters,
+    parse_date,
+    parse_limit,
+    reject_unknown,
+    shape,
+)
 from crowdsift.testing.chaos import ChaosConfig, ChaosHost, ChaosMonkey
 from crowdsift.testing.local_http import Reply
 
-_COMMON = {"author", "subreddit", "author_flair_text", "after", "before", "limit", "sort",
-           "sort_type", "md2html", "fields"}  # fmt: skip
-_POST_PARAMS = _COMMON | {"crosspost_parent_id", "over_18", "spoiler", "title", "selftext",
-                          "link_flair_text", "query", "url", "url_exact"}  # fmt: skip
-_COMMENT_PARAMS = _COMMON | {"body", "link_id", "parent_id"}
-_BOTH_FIELDS = {"author", "author_fullname", "author_flair_text", "created_utc", "distinguished",
-                "id", "retrieved_on", "subreddit", "subreddit_id", "score"}  # fmt: skip
-_POST_FIELDS = _BOTH_FIELDS | {"crosspost_parent", "link_flair_text", "num_comments", "over_18",
-                               "post_hint", "selftext", "spoiler", "title", "url"}  # fmt: skip
-_COMMENT_FIELDS = _BOTH_FIELDS | {"body", "link_id", "parent_id"}
-_TRUE = {"true", "1", "yes", "y"}
-_FALSE = {"false", "0", "no", "n"}
-_OFFSET_RE = re.compile(r"^(\d+)\s*([a-z]+)$")
-_OFFSET_SECONDS = {
-    **dict.fromkeys(("s", "sec", "second", "seconds"), 1),
-    **dict.fromkeys(("min", "minute", "minutes"), 60),
-    **dict.fromkeys(("h", "hour", "hours"), 3600),
-    **dict.fromkeys(("d", "day", "days"), 86400),
-    **dict.fromkeys(("m", "month", "months"), 30 * 86400),
-    **dict.fromkeys(("y", "year", "years"), 365 * 86400),
-}
-_STOP_TEXT = (
-    "a an and are as at be but by for from has have i if in into is it its me my no not of on "
-    "or our so than that the their them then there these they this to was we were what when "
-    "which who will with you your"
-)
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
-_TEXT_PARAMS = {
-    "query": ("title", "selftext"),
-    "title": ("title",),
-    "selftext": ("selftext",),
-    "body": ("body",),
-    "link_flair_text": ("link_flair_text",),
-    "author_flair_text": ("author_flair_text",),
-}
-_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-Item = dict[str, Any]
 FAULT_KINDS = ("status", "rate_limited", "truncated", "api_error", "disconnect")
-
-
-class ApiError(Exception):
-    """A request the real API would refuse: becomes the error envelope with ``status``."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -112,84 +78,6 @@ class _Fault:
     kind: str
     times: int
     options: dict[str, Any] = field(default_factory=dict)
-
-
-def parse_date(value: str, now: datetime) -> float:
-    """An Arctic Shift Date as epoch seconds; raises ApiError for what the API would refuse."""
-    text = value.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        number = float(text)
-        return number / 1000 if number > 100_000_000_000 else number
-    match = _OFFSET_RE.fullmatch(text.lower())
-    if match and match.group(2) in _OFFSET_SECONDS:
-        return now.timestamp() - int(match.group(1)) * _OFFSET_SECONDS[match.group(2)]
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise ApiError(f"Invalid date: {value}") from None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
-
-
-def _words(text: str) -> list[str]:
-    """Lower-cased words, stop words dropped, a trailing plural 's' folded."""
-    out = []
-    for word in _WORD_RE.findall(text.lower()):
-        word = word.removesuffix("'s")
-        if word in _STOP_WORDS:
-            continue
-        out.append(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return out
-
-
-def full_text_match(query: str, text: str) -> bool:
-    """Approximates ``to_tsvector(text) @@ websearch_to_tsquery(query)`` (see module docs)."""
-    doc = _words(text)
-    doc_set = set(doc)
-    groups: list[list[tuple[bool, list[str]]]] = [[]]
-    pending_or = False
-    for raw in re.findall(r'-?"[^"]*"?|\S+', query):
-        if raw == "OR":
-            pending_or = bool(groups[-1])
-            continue
-        negated = raw.startswith("-")
-        words = _words(raw.lstrip("-").strip('"'))
-        if not words:
-            continue
-        if pending_or:
-            groups[-1].append((negated, words))
-        else:
-            groups.append([(negated, words)])
-        pending_or = False
-
-    def holds(negated: bool, words: list[str]) -> bool:
-        if len(words) == 1:
-            present = words[0] in doc_set
-        else:
-            n = len(words)
-            present = any(doc[i : i + n] == words for i in range(len(doc) - n + 1))
-        return present != negated
-
-    return all(any(holds(neg, words) for neg, words in group) for group in groups if group)
-
-
-def _parse_bool(name: str, value: str) -> bool:
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise ApiError(f"Invalid boolean for {name}: {value}")
-
-
-def _strip_prefix(value: str, prefixes: tuple[str, ...]) -> str:
-    lowered = value.strip().lower()
-    for prefix in prefixes:
-        lowered = lowered.removeprefix(prefix)
-    return lowered
-
-
-def _fullname(value: str, default_prefix: str) -> str:
-    value = value.strip()
-    return value if value[:3] in ("t1_", "t3_") else f"{default_prefix}{value}"
 
 
 class ArcticShiftServer(ChaosHost):
@@ -312,19 +200,19 @@ class ArcticShiftServer(ChaosHost):
             is_post = path == "/api/posts/search"
             return {"data": self._search(posts if is_post else comments, params, is_post)}
         if path == "/api/posts/ids":
-            return {"data": _by_ids(posts, params)}
+            return {"data": by_ids(posts, params)}
         raise ApiError(f"Not found: {path}", status=404)
 
     def _search(self, items: list[Item], params: dict[str, str], is_post: bool) -> list[Item]:
-        _reject_unknown(params, _POST_PARAMS if is_post else _COMMENT_PARAMS)
-        limit = _parse_limit(params.get("limit", "25"))
+        reject_unknown(params, POST_PARAMS if is_post else COMMENT_PARAMS)
+        limit = parse_limit(params.get("limit", "25"))
         sort = params.get("sort", "desc")
         if sort not in ("asc", "desc"):
             raise ApiError(f"Invalid sort: {sort} (asc or desc)")
         if params.get("sort_type", "created_utc") not in ("default", "created_utc"):
             raise ApiError(f"Invalid sort_type: {params['sort_type']}")
         scoped = {"author", "subreddit"} | (set() if is_post else {"link_id", "parent_id"})
-        text_params = [name for name in _TEXT_PARAMS if name in params]
+        text_params = [name for name in TEXT_PARAMS if name in params]
         if text_params and not scoped & params.keys():
             raise ApiError(
                 f"{text_params[0]} is only supported in combination with "
@@ -333,7 +221,7 @@ class ArcticShiftServer(ChaosHost):
         now = self._clock()
         after = parse_date(params["after"], now) if "after" in params else None
         before = parse_date(params["before"], now) if "before" in params else None
-        predicates = _predicates(params)
+        predicates = item_filters(params)
         matched = [
             item
             for item in items
@@ -345,98 +233,7 @@ class ArcticShiftServer(ChaosHost):
             key=lambda i: (float(i.get("created_utc", 0)), str(i.get("id"))),
             reverse=sort == "desc",
         )
-        return _shape(matched[:limit], params, is_post)
-
-
-def _reject_unknown(params: Mapping[str, str], allowed: set[str]) -> None:
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise ApiError(f"Unknown parameter: {unknown[0]}")
-
-
-def _parse_limit(value: str) -> int:
-    if value == "auto":
-        return 1000
-    if not value.isdigit() or not 1 <= int(value) <= 100:
-        raise ApiError(f"Invalid limit: {value} (1 - 100 or auto)")
-    return int(value)
-
-
-def _predicates(params: Mapping[str, str]) -> list[Callable[[Item], bool]]:
-    """One check per filtering parameter present in the request."""
-    checks: list[Callable[[Item], bool]] = []
-    for name, prefixes in (("subreddit", ("/", "r/")), ("author", ("/", "u/"))):
-        if name in params:
-            checks.append(partial(_equals, name, _strip_prefix(params[name], prefixes)))
-    for name in ("over_18", "spoiler"):
-        if name in params:
-            checks.append(partial(_flag, name, _parse_bool(name, params[name])))
-    if "url" in params:
-        exact = _parse_bool("url_exact", params.get("url_exact", "false"))
-        checks.append(partial(_url, params["url"], exact))
-    for name, key, prefix in (
-        ("crosspost_parent_id", "crosspost_parent", "t3_"),
-        ("link_id", "link_id", "t3_"),
-        ("parent_id", "parent_id", "t1_"),
-    ):
-        if params.get(name, "").strip():
-            checks.append(partial(_equals, key, _fullname(params[name], prefix).lower()))
-        elif name == "parent_id" and name in params:  # empty: top-level comments only
-            checks.append(_top_level)
-    for name, keys in _TEXT_PARAMS.items():
-        if name in params:
-            checks.append(partial(_text, params[name], keys))
-    return checks
-
-
-def _equals(key: str, want: str, item: Item) -> bool:
-    return str(item.get(key) or "").lower() == want
-
-
-def _flag(key: str, want: bool, item: Item) -> bool:
-    return bool(item.get(key)) == want
-
-
-def _url(url: str, exact: bool, item: Item) -> bool:
-    value = str(item.get("url") or "")
-    return value == url if exact else value.startswith(url)
-
-
-def _top_level(item: Item) -> bool:
-    return str(item.get("parent_id", "")).startswith("t3_")
-
-
-def _text(query: str, keys: tuple[str, ...], item: Item) -> bool:
-    return full_text_match(query, " ".join(str(item.get(k) or "") for k in keys))
-
-
-def _by_ids(posts: list[Item], params: Mapping[str, str]) -> list[Item]:
-    """``/api/posts/ids?ids=a,t3_b``: the archived posts among those ids, in the order asked;
-    unknown ids are left out. At most 500 ids (our choice; the docs give no limit)."""
-    _reject_unknown(params, {"ids", "fields", "md2html"})
-    wanted = [_fullname(i, "t3_")[3:] for i in params.get("ids", "").split(",") if i.strip()]
-    if not wanted or len(wanted) > 500:
-        raise ApiError(f"Invalid ids: give 1 - 500 comma-separated ids, not {len(wanted)}")
-    by_id = {str(item.get("id")): item for item in posts}
-    return _shape([by_id[i] for i in dict.fromkeys(wanted) if i in by_id], params, True)
-
-
-def _shape(items: list[Item], params: Mapping[str, str], is_post: bool) -> list[Item]:
-    """Apply ``fields`` and ``md2html`` to the chosen items (copies; the store is untouched)."""
-    out = [dict(item) for item in items]
-    if _parse_bool("md2html", params.get("md2html", "false")):
-        key = "selftext" if is_post else "body"
-        for item in out:
-            item[f"{key}_html"] = (
-                f'<div class="md"><p>{html.escape(str(item.get(key) or ""))}</p></div>'
-            )
-    if "fields" in params:
-        wanted = [f.strip() for f in params["fields"].split(",") if f.strip()]
-        bad = [f for f in wanted if f not in (_POST_FIELDS if is_post else _COMMENT_FIELDS)]
-        if bad:
-            raise ApiError(f"Invalid field: {bad[0]}")
-        out = [{k: item[k] for k in wanted if k in item} for item in out]
-    return out
+        return shape(matched[:limit], params, is_post)
 
 
 class _Handler(BaseHTTPRequestHandler):

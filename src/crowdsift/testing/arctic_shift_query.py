@@ -1,0 +1,231 @@
+"""What the Arctic Shift API's search parameters mean, for the local server that emulates it.
+
+Pure functions over parameter dicts and stored items: which parameters each endpoint accepts,
+Dates (epoch, partial ISO 8601, offsets), the full-text approximation of PostgreSQL's
+``websearch_to_tsquery``, filters, ``fields`` selection. ``arctic_shift_server`` serves them
+over HTTP; the reference they follow is described in its module docstring.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+_COMMON = {"author", "subreddit", "author_flair_text", "after", "before", "limit", "sort",
+           "sort_type", "md2html", "fields"}  # fmt: skip
+POST_PARAMS = _COMMON | {"crosspost_parent_id", "over_18", "spoiler", "title", "selftext",
+                          "link_flair_text", "query", "url", "url_exact"}  # fmt: skip
+COMMENT_PARAMS = _COMMON | {"body", "link_id", "parent_id"}
+_BOTH_FIELDS = {"author", "author_fullname", "author_flair_text", "created_utc", "distinguished",
+                "id", "retrieved_on", "subreddit", "subreddit_id", "score"}  # fmt: skip
+_POST_FIELDS = _BOTH_FIELDS | {"crosspost_parent", "link_flair_text", "num_comments", "over_18",
+                               "post_hint", "selftext", "spoiler", "title", "url"}  # fmt: skip
+_COMMENT_FIELDS = _BOTH_FIELDS | {"body", "link_id", "parent_id"}
+_TRUE = {"true", "1", "yes", "y"}
+_FALSE = {"false", "0", "no", "n"}
+_OFFSET_RE = re.compile(r"^(\d+)\s*([a-z]+)$")
+_OFFSET_SECONDS = {
+    **dict.fromkeys(("s", "sec", "second", "seconds"), 1),
+    **dict.fromkeys(("min", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
+    **dict.fromkeys(("m", "month", "months"), 30 * 86400),
+    **dict.fromkeys(("y", "year", "years"), 365 * 86400),
+}
+_STOP_TEXT = (
+    "a an and are as at be but by for from has have i if in into is it its me my no not of on "
+    "or our so than that the their them then there these they this to was we were what when "
+    "which who will with you your"
+)
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+TEXT_PARAMS = {
+    "query": ("title", "selftext"),
+    "title": ("title",),
+    "selftext": ("selftext",),
+    "body": ("body",),
+    "link_flair_text": ("link_flair_text",),
+    "author_flair_text": ("author_flair_text",),
+}
+_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+Item = dict[str, Any]
+
+
+class ApiError(Exception):
+    """A request the real API would refuse: becomes the error envelope with ``status``."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def parse_date(value: str, now: datetime) -> float:
+    """An Arctic Shift Date as epoch seconds; raises ApiError for what the API would refuse."""
+    text = value.strip()
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        number = float(text)
+        return number / 1000 if number > 100_000_000_000 else number
+    match = _OFFSET_RE.fullmatch(text.lower())
+    if match and match.group(2) in _OFFSET_SECONDS:
+        return now.timestamp() - int(match.group(1)) * _OFFSET_SECONDS[match.group(2)]
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise ApiError(f"Invalid date: {value}") from None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+
+
+def _words(text: str) -> list[str]:
+    """Lower-cased words, stop words dropped, a trailing plural 's' folded."""
+    out = []
+    for word in _WORD_RE.findall(text.lower()):
+        word = word.removesuffix("'s")
+        if word in _STOP_WORDS:
+            continue
+        out.append(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return out
+
+
+def full_text_match(query: str, text: str) -> bool:
+    """Approximates ``to_tsvector(text) @@ websearch_to_tsquery(query)`` (see module docs)."""
+    doc = _words(text)
+    doc_set = set(doc)
+    groups: list[list[tuple[bool, list[str]]]] = [[]]
+    pending_or = False
+    for raw in re.findall(r'-?"[^"]*"?|\S+', query):
+        if raw == "OR":
+            pending_or = bool(groups[-1])
+            continue
+        negated = raw.startswith("-")
+        words = _words(raw.lstrip("-").strip('"'))
+        if not words:
+            continue
+        if pending_or:
+            groups[-1].append((negated, words))
+        else:
+            groups.append([(negated, words)])
+        pending_or = False
+
+    def holds(negated: bool, words: list[str]) -> bool:
+        if len(words) == 1:
+            present = words[0] in doc_set
+        else:
+            n = len(words)
+            present = any(doc[i : i + n] == words for i in range(len(doc) - n + 1))
+        return present != negated
+
+    return all(any(holds(neg, words) for neg, words in group) for group in groups if group)
+
+
+def _parse_bool(name: str, value: str) -> bool:
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise ApiError(f"Invalid boolean for {name}: {value}")
+
+
+def _strip_prefix(value: str, prefixes: tuple[str, ...]) -> str:
+    lowered = value.strip().lower()
+    for prefix in prefixes:
+        lowered = lowered.removeprefix(prefix)
+    return lowered
+
+
+def _fullname(value: str, default_prefix: str) -> str:
+    value = value.strip()
+    return value if value[:3] in ("t1_", "t3_") else f"{default_prefix}{value}"
+
+
+def reject_unknown(params: Mapping[str, str], allowed: set[str]) -> None:
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ApiError(f"Unknown parameter: {unknown[0]}")
+
+
+def parse_limit(value: str) -> int:
+    if value == "auto":
+        return 1000
+    if not value.isdigit() or not 1 <= int(value) <= 100:
+        raise ApiError(f"Invalid limit: {value} (1 - 100 or auto)")
+    return int(value)
+
+
+def item_filters(params: Mapping[str, str]) -> list[Callable[[Item], bool]]:
+    """One check per filtering parameter present in the request."""
+    checks: list[Callable[[Item], bool]] = []
+    for name, prefixes in (("subreddit", ("/", "r/")), ("author", ("/", "u/"))):
+        if name in params:
+            checks.append(partial(_equals, name, _strip_prefix(params[name], prefixes)))
+    for name in ("over_18", "spoiler"):
+        if name in params:
+            checks.append(partial(_flag, name, _parse_bool(name, params[name])))
+    if "url" in params:
+        exact = _parse_bool("url_exact", params.get("url_exact", "false"))
+        checks.append(partial(_url, params["url"], exact))
+    for name, key, prefix in (
+        ("crosspost_parent_id", "crosspost_parent", "t3_"),
+        ("link_id", "link_id", "t3_"),
+        ("parent_id", "parent_id", "t1_"),
+    ):
+        if params.get(name, "").strip():
+            checks.append(partial(_equals, key, _fullname(params[name], prefix).lower()))
+        elif name == "parent_id" and name in params:  # empty: top-level comments only
+            checks.append(_top_level)
+    for name, keys in TEXT_PARAMS.items():
+        if name in params:
+            checks.append(partial(_text, params[name], keys))
+    return checks
+
+
+def _equals(key: str, want: str, item: Item) -> bool:
+    return str(item.get(key) or "").lower() == want
+
+
+def _flag(key: str, want: bool, item: Item) -> bool:
+    return bool(item.get(key)) == want
+
+
+def _url(url: str, exact: bool, item: Item) -> bool:
+    value = str(item.get("url") or "")
+    return value == url if exact else value.startswith(url)
+
+
+def _top_level(item: Item) -> bool:
+    return str(item.get("parent_id", "")).startswith("t3_")
+
+
+def _text(query: str, keys: tuple[str, ...], item: Item) -> bool:
+    return full_text_match(query, " ".join(str(item.get(k) or "") for k in keys))
+
+
+def by_ids(posts: list[Item], params: Mapping[str, str]) -> list[Item]:
+    """``/api/posts/ids?ids=a,t3_b``: the archived posts among those ids, in the order asked;
+    unknown ids are left out. At most 500 ids (our choice; the docs give no limit)."""
+    reject_unknown(params, {"ids", "fields", "md2html"})
+    wanted = [_fullname(i, "t3_")[3:] for i in params.get("ids", "").split(",") if i.strip()]
+    if not wanted or len(wanted) > 500:
+        raise ApiError(f"Invalid ids: give 1 - 500 comma-separated ids, not {len(wanted)}")
+    by_id = {str(item.get("id")): item for item in posts}
+    return shape([by_id[i] for i in dict.fromkeys(wanted) if i in by_id], params, True)
+
+
+def shape(items: list[Item], params: Mapping[str, str], is_post: bool) -> list[Item]:
+    """Apply ``fields`` and ``md2html`` to the chosen items (copies; the store is untouched)."""
+    out = [dict(item) for item in items]
+    if _parse_bool("md2html", params.get("md2html", "false")):
+        key = "selftext" if is_post else "body"
+        for item in out:
+            item[f"{key}_html"] = (
+                f'<div class="md"><p>{html.escape(str(item.get(key) or ""))}</p></div>'
+            )
+    if "fields" in params:
+        wanted = [f.strip() for f in params["fields"].split(",") if f.strip()]
+        bad = [f for f in wanted if f not in (_POST_FIELDS if is_post else _COMMENT_FIELDS)]
+        if bad:
+            raise ApiError(f"Invalid field: {bad[0]}")
+        out = [{k: item[k] for k in wanted if k in item} for item in out]
+    return out
