@@ -7,7 +7,6 @@ test's CROWDSIFT_HOME (read back byte for byte, WAL included) and the machine's 
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -202,19 +201,6 @@ def test_a_cache_file_from_before_scrubbing_is_emptied_on_open(tmp_path: Path) -
 
 
 # --- Redis and YouTube -------------------------------------------------------------------
-
-
-@pytest.fixture
-def redis_namespace() -> Iterator[str]:
-    namespace = f"crowdsift-test:{uuid.uuid4().hex}:"
-    yield namespace
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        keys = list(client.scan_iter(match=namespace + "*"))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 def test_the_redis_cache_holds_no_names(

@@ -90,20 +90,6 @@ def log_stream() -> Iterator[io.StringIO]:
     structlog.reset_defaults()
 
 
-@pytest.fixture
-def redis_namespace() -> Iterator[str]:
-    """A namespace no one else uses; every key under it is deleted afterwards."""
-    namespace = f"crowdsift-test:{uuid.uuid4().hex}:"
-    yield namespace
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        keys = list(client.scan_iter(match=namespace + "*"))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
-
-
 def closed_port() -> int:
     """A local port nothing listens on (bound, then released)."""
     with socket.socket() as sock:
