@@ -65,6 +65,14 @@ class Settings(BaseSettings):
     archive_path: Path | None = Field(None, validation_alias=_env("CROWDSIFT_ARCHIVE"))
     source: SourceName | None = Field(None, validation_alias=_env("CROWDSIFT_SOURCE"))
     log_level: str = Field("WARNING", validation_alias=_env("CROWDSIFT_LOG_LEVEL"))
+    import_workers: int | None = Field(
+        None,
+        ge=0,
+        le=64,
+        validation_alias=_env("CROWDSIFT_IMPORT_WORKERS"),
+        description="processes parsing big dumps in archive import; unset = one per spare "
+        "core (at most 4), 0 = parse in the importing process",
+    )
 
     # --- Privacy: usernames (crowdsift.privacy) -----------------------------------------------
     author_salt: SecretStr | None = Field(

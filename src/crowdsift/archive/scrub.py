@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 
 from crowdsift.archive import db
 from crowdsift.archive.parse import CommentRow, PostRow
-from crowdsift.log import get_logger
 from crowdsift.privacy import AuthorPolicy, is_person, privacy_state
 from crowdsift.pseudonymize import scrub_record
-
-log = get_logger(__name__)
 
 PRIVACY_KEY = "author_privacy"
 """Meta key: ``hashed:<salt fingerprint>`` or ``kept:<salt fingerprint>`` once every row is."""
@@ -37,7 +35,11 @@ _SCRUB_BATCH = 2000
 _ANY_ROW = "SELECT EXISTS (SELECT 1 FROM posts UNION ALL SELECT 1 FROM comments)"
 
 
-def row_values(row: PostRow | CommentRow, policy: AuthorPolicy) -> tuple[object, ...]:
+BoundRow = tuple[Any, ...]
+"""The upsert parameters of one row: its columns (names scrubbed), then ``author_hash``."""
+
+
+def row_values(row: PostRow | CommentRow, policy: AuthorPolicy) -> BoundRow:
     """The upsert parameters of a row: its columns in order (name and JSON scrubbed), then
     ``author_hash``. (Built by position, not ``_replace``: this runs once per dump line.)"""
     author = row.author
@@ -71,10 +73,7 @@ def scrub_existing(
         _set_state(conn, wanted)
         return 0
     if current is not None and current.partition(":")[2] != policy.fingerprint:
-        log.warning(
-            "archive_salt_changed",
-            note="rows hashed under the old salt keep their author_hash; names are gone",
-        )
+        _warn_salt_changed()
     # The names must leave the file, not only the rows: freed space is zeroed, and the WAL
     # (which holds the old pages until a checkpoint) is emptied when the pass is done.
     conn.execute("PRAGMA secure_delete = ON")
@@ -84,6 +83,17 @@ def scrub_existing(
     if on_done is not None:
         on_done(changed)
     return changed
+
+
+def _warn_salt_changed() -> None:
+    # Imported here: parsing workers (``crowdsift.archive.parallel``) use ``row_values`` only
+    # and start faster without loading the logging stack.
+    from crowdsift.log import get_logger
+
+    get_logger(__name__).warning(
+        "archive_salt_changed",
+        note="rows hashed under the old salt keep their author_hash; names are gone",
+    )
 
 
 def _set_state(conn: sqlite3.Connection, state: str) -> None:

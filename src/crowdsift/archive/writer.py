@@ -12,20 +12,23 @@ the GIL back after every row and starves beside a busy parser, and sending a bat
 JSON array for ``json_each`` costs SQLite more JSON parsing than the thread saves. What does
 pay is the tail of each batch: indexing its new posts (one ``INSERT … SELECT`` into FTS5)
 and the commit are two C calls that release the GIL, so they run on a finisher thread while
-the next batch is parsed; the connection is only ever used by one thread at a time.
+the next batch is parsed; the connection is only ever used by one thread at a time. Parsing,
+the larger share, moves to worker processes for big files instead (``parallel``): they hand
+back rows already bound (``add_bound``).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from crowdsift.archive import db
 from crowdsift.archive.parse import CommentRow, PostRow, Record
-from crowdsift.archive.scrub import row_values
+from crowdsift.archive.scrub import BoundRow, row_values
 from crowdsift.log import get_logger
 from crowdsift.privacy import AuthorPolicy
 
@@ -53,6 +56,8 @@ ON CONFLICT (id) DO UPDATE SET
     retrieved = excluded.retrieved, raw = excluded.raw, author_hash = excluded.author_hash
 WHERE excluded.retrieved >= comments.retrieved AND excluded.raw IS NOT comments.raw
 """
+_RETRIEVED_AT = -3
+"""Where ``retrieved`` sits in a bound row: before ``raw`` and ``author_hash``."""
 
 
 class BatchWriter:
@@ -79,8 +84,8 @@ class BatchWriter:
         self.batch_size = max(1, batch_size)
         self.max_chars = max_chars
         self.checkpointer = checkpointer
-        self.posts: dict[str, PostRow] = {}
-        self.comments: dict[str, CommentRow] = {}
+        self.posts: dict[str, PostRow | BoundRow] = {}
+        self.comments: dict[str, CommentRow | BoundRow] = {}
         self.chars = 0
         self._finisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archive-commit")
         self._finishing: Future[None] | None = None
@@ -92,6 +97,20 @@ class BatchWriter:
         if previous is None or record.retrieved >= previous.retrieved:
             rows[record.id] = record
         self.chars += len(record.raw)
+        return len(self.posts) + len(self.comments) >= self.batch_size or (
+            self.chars >= self.max_chars
+        )
+
+    def add_bound(self, values: BoundRow, post: int, size: int) -> bool:
+        """``add`` for a row already turned into its upsert parameters (``row_values``, by a
+        parsing worker, see ``crowdsift.archive.parallel``): ``post`` says which table,
+        ``size`` is the length of its raw JSON before scrubbing."""
+        rows: dict[str, Any] = self.posts if post else self.comments
+        key = values[0]
+        previous = rows.get(key)
+        if previous is None or values[_RETRIEVED_AT] >= previous[_RETRIEVED_AT]:
+            rows[key] = values
+        self.chars += size
         return len(self.posts) + len(self.comments) >= self.batch_size or (
             self.chars >= self.max_chars
         )
@@ -112,12 +131,9 @@ class BatchWriter:
             last_rowid = None
             if self.posts:
                 last_rowid = db.max_post_rowid(conn)
-                conn.executemany(
-                    _UPSERT_POSTS, [row_values(r, authors) for r in self.posts.values()]
-                )
+                conn.executemany(_UPSERT_POSTS, _bindings(self.posts.values(), authors))
             if self.comments:
-                rows = [row_values(r, authors) for r in self.comments.values()]
-                conn.executemany(_UPSERT_COMMENTS, rows)
+                conn.executemany(_UPSERT_COMMENTS, _bindings(self.comments.values(), authors))
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -163,6 +179,12 @@ class BatchWriter:
             )
         finally:
             self._finisher.shutdown(wait=True)
+
+
+def _bindings(rows: Iterable[Record | BoundRow], authors: AuthorPolicy) -> list[BoundRow]:
+    """The upsert parameters of a batch: rows as parsed are bound here (``row_values``),
+    rows a parsing worker bound already (plain tuples) are taken as they are."""
+    return [row if type(row) is tuple else row_values(cast(Record, row), authors) for row in rows]
 
 
 class BackgroundCheckpointer:
