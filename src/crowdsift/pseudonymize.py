@@ -76,9 +76,7 @@ def scrub_record(raw: str, policy: AuthorPolicy, author: str | None, digest: str
     spliced = None if digest is None or author is None else _splice(raw, author, digest)
     if spliced is None:
         return scrub_reddit(raw, policy)
-    if '_by"' in spliced or 'link_author"' in spliced:
-        return _MODERATOR_FIELDS.sub(_to_null, spliced)
-    return spliced
+    return _moderators(spliced)
 
 
 def _moderators(text: str) -> str:

@@ -46,14 +46,24 @@ class PostLookup(Protocol):
     def close(self) -> None: ...
 
 
-class RedditInfoLookup:
+class _TransportLookup:
+    """A lookup over one source's transport; closes the source ``from_settings`` built."""
+
+    def __init__(self, transport: HttpTransport, close: Callable[[], None] | None = None) -> None:
+        self.transport = transport
+        self._close = close
+
+    def close(self) -> None:
+        if self._close is not None:
+            self._close()
+            self._close = None
+
+
+class RedditInfoLookup(_TransportLookup):
     """``/api/info`` on Reddit's OAuth API."""
 
     name: SourceName = "reddit-api"
     missing_means_gone = True
-
-    def __init__(self, transport: HttpTransport) -> None:
-        self.transport = transport
 
     @classmethod
     def from_settings(
@@ -70,11 +80,7 @@ class RedditInfoLookup:
         source = RedditApiSource.from_settings(
             uncached, http_client=http_client, sleep=sleep, clock=clock
         )
-        lookup = cls(source.transport)
-        lookup._close = source.close
-        return lookup
-
-    _close: Callable[[], None] | None = None
+        return cls(source.transport, close=source.close)
 
     def posts(self, post_ids: Sequence[str]) -> dict[str, RawThing]:
         ids = _bare_ids(post_ids)
@@ -102,20 +108,12 @@ class RedditInfoLookup:
                     found[str(data["id"])] = data
         return found
 
-    def close(self) -> None:
-        if self._close is not None:
-            self._close()
-            self._close = None
 
-
-class ArcticShiftLookup:
+class ArcticShiftLookup(_TransportLookup):
     """``/api/posts/ids`` on the Arctic Shift archive API."""
 
     name: SourceName = "arctic-shift"
     missing_means_gone = False
-
-    def __init__(self, transport: HttpTransport) -> None:
-        self.transport = transport
 
     @classmethod
     def from_settings(
@@ -129,11 +127,7 @@ class ArcticShiftLookup:
 
         uncached = settings.model_copy(update={"cache_ttl": 0.0})
         source = ArcticShiftSource.from_settings(uncached, http_client=http_client, sleep=sleep)
-        lookup = cls(source.transport)
-        lookup._close = source.close
-        return lookup
-
-    _close: Callable[[], None] | None = None
+        return cls(source.transport, close=source.close)
 
     def posts(self, post_ids: Sequence[str]) -> dict[str, RawThing]:
         ids = _bare_ids(post_ids)
@@ -149,11 +143,6 @@ class ArcticShiftLookup:
                 + "; is ARCTIC_SHIFT_BASE_URL the Arctic Shift API? Try again later."
             )
         return {str(item["id"]): item for item in body["data"] if _has_id(item)}
-
-    def close(self) -> None:
-        if self._close is not None:
-            self._close()
-            self._close = None
 
 
 def build_lookup(settings: Settings, name: SourceName) -> PostLookup:
