@@ -19,7 +19,7 @@ It implements what crowdsift's ``reddit-api`` source uses, as Reddit does it:
 * Faults (``add_fault``) go first, as an edge proxy would: a fixed status, a 429 HTML page,
   truncated JSON, an expired token, or a connection closed without an answer.
 * Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``) injects faults at random but reproducible
-  rates in front of all that (see ``crowdsift.testing.chaos``); the token endpoint is spared
+  rates in front of all that (see ``tests.support.chaos``); the token endpoint is spared
   unless ``ChaosConfig.paths`` names it.
 
 The recorded request log never holds secrets: no client secret, password or token.
@@ -40,11 +40,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from crowdsift.testing.chaos import ChaosConfig, ChaosHost, ChaosMonkey
-from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
-from crowdsift.testing.reddit_listings import CommentTree, complete_post, listing, search_listing
+from tests.support.chaos import ChaosConfig, ChaosHost, ChaosMonkey
+from tests.support.local_http import LocalHTTPServer, ProtocolServer, Reply
+from tests.support.reddit_listings import CommentTree, complete_post, listing, search_listing
 
-TOKEN_PATH = "/api/v1/access_token"  # noqa: S105 - a URL path, not a password
+TOKEN_PATH = "/api/v1/access_token"
 INFO_PATH = "/api/info"
 INFO_MAX_IDS = 100
 FAULT_KINDS = ("status", "rate_limited", "truncated", "expire_token", "reset")
@@ -97,7 +97,7 @@ class RedditProtocolServer(ChaosHost, ProtocolServer):
         self,
         *,
         client_id: str = "test-client",
-        client_secret: str = "test-secret",  # noqa: S107 - the fake's own test credential
+        client_secret: str = "test-secret",
         username: str | None = None,
         password: str | None = None,
         token_ttl: int = 3600,

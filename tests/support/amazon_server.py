@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
+from tests.support.local_http import LocalHTTPServer, ProtocolServer, Reply
 
-COGNITO_TOKEN_PATH = "/oauth2/token"  # noqa: S105 - a URL path, not a password
-LWA_TOKEN_PATH = "/auth/o2/token"  # noqa: S105 - a URL path, not a password
+COGNITO_TOKEN_PATH = "/oauth2/token"
+LWA_TOKEN_PATH = "/auth/o2/token"
 SEARCH_PATH = "/catalog/v1/searchItems"
 FAULT_KINDS = ("status", "throttled", "truncated", "expire_token", "reset")
 _PROJECTED = (  # resources that control a part of an item ("group.key")
@@ -112,7 +112,7 @@ class AmazonCreatorsServer(ProtocolServer):
         self,
         *,
         credential_id: str = "test-credential-id",
-        credential_secret: str = "test-credential-secret",  # noqa: S107 - the fake's own
+        credential_secret: str = "test-credential-secret",
         partner_tag: str = "crowdsift-20",
         version: str = "2.1",
         marketplace: str = "www.amazon.com",

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from crowdsift.testing.local_http import LocalHTTPServer, ProtocolServer, Reply
+from tests.support.local_http import LocalHTTPServer, ProtocolServer, Reply
 
 API_PREFIX = "/youtube/v3"
 QUOTA_COSTS = {"search": 100, "videos": 1, "commentThreads": 1}

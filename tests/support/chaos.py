@@ -31,7 +31,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from crowdsift.testing.local_http import Reply
+from tests.support.local_http import Reply
 
 FaultKind = Literal[
     "server_error",

@@ -27,7 +27,7 @@ accepted and adds a minimal escaped ``selftext_html``/``body_html``. ``/api/post
 ``/api/comments/tree``, ``/api/comments/ids`` and the aggregate/user/subreddit endpoints are
 not emulated (404).
 
-Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``, see ``crowdsift.testing.chaos``) injects
+Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``, see ``tests.support.chaos``) injects
 faults at random but reproducible rates after the scripted ``add_fault`` ones.
 """
 
@@ -44,7 +44,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from crowdsift.testing.arctic_shift_query import (
+from tests.support.arctic_shift_query import (
     COMMENT_PARAMS,
     POST_PARAMS,
     TEXT_PARAMS,
@@ -57,8 +57,8 @@ from crowdsift.testing.arctic_shift_query import (
     reject_unknown,
     shape,
 )
-from crowdsift.testing.chaos import ChaosConfig, ChaosHost, ChaosMonkey
-from crowdsift.testing.local_http import Reply
+from tests.support.chaos import ChaosConfig, ChaosHost, ChaosMonkey
+from tests.support.local_http import Reply
 
 FAULT_KINDS = ("status", "rate_limited", "truncated", "api_error", "disconnect")
 

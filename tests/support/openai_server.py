@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
+from tests.support.local_http import LocalHTTPServer, Reply
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 _JSON = {"Content-Type": "application/json"}

@@ -10,7 +10,7 @@ archive, the screening and the drill like real ones), an expert's Telegram posts
 comments and drift groups, YouTube videos and Amazon products — mixed with ordinary, relevant
 posts so every phase has real work to do.
 
-``crowdsift.testing.hijacked_model.HijackedModel`` is the other half: a responder that *obeys* the
+``tests.support.hijacked_model.HijackedModel`` is the other half: a responder that *obeys* the
 injections, as a compromised model would. For every task it answers schema-valid JSON that cites
 invented ids, points at ``EVIL_URL``, names sources outside the evidence and adds fields nobody
 asked for, so tests can prove the checks in code hold when the model does not.

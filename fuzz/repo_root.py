@@ -1,0 +1,16 @@
+"""Puts the repository root on ``sys.path`` when imported, so a fuzz script can import
+``tests.support`` (the local protocol servers, which stay out of the installed package).
+
+``python fuzz/x.py`` puts only ``fuzz/`` on ``sys.path``; a script that needs
+``tests.support`` (``make_corpus.py``) imports this module first (``import repo_root``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))

@@ -1,0 +1,1 @@
+"""crowdsift's tests. A package so that ``tests.support`` imports from the repository root."""
