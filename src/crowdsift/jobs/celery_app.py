@@ -29,8 +29,7 @@ from kombu.exceptions import KombuError
 
 from crowdsift.config import Settings
 from crowdsift.errors import BrokerError, ConfigError, CrowdsiftError, StoreError
-from crowdsift.jobs.execute import ResearchFn, execute_job, worker_name
-from crowdsift.jobs.factory import heartbeat_every
+from crowdsift.jobs.execute import ResearchFn, execute_job, heartbeat_every, worker_name
 from crowdsift.jobs.models import Job
 from crowdsift.jobs.service import JobService
 from crowdsift.jobs.store import JobStore, Reaped

@@ -13,16 +13,22 @@ import threading
 import uuid
 from collections.abc import Callable
 
+from crowdsift.config import Settings
 from crowdsift.errors import CrowdsiftError
 from crowdsift.jobs.models import Job, ResearchRequest
 from crowdsift.jobs.store import JobStore
 from crowdsift.log import get_logger, redact_text
 from crowdsift.metrics import MetricsStore, best_effort, record_failed_run, record_research
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 
 log = get_logger(__name__)
 
 ResearchFn = Callable[[ResearchRequest, Progress], ResearchResult]
+
+
+def heartbeat_every(settings: Settings) -> float:
+    """Four heartbeats per stale period: one lost write never makes a live job look dead."""
+    return settings.job_stale_after / 4
 
 
 def worker_name(kind: str) -> str:

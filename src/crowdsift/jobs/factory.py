@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from crowdsift.config import Settings
-from crowdsift.jobs.execute import ResearchFn
+from crowdsift.jobs.execute import ResearchFn, heartbeat_every
 from crowdsift.jobs.service import Dispatcher, EmbeddedDispatcher, JobService
 from crowdsift.jobs.store import JobStore
-
-
-def heartbeat_every(settings: Settings) -> float:
-    """Four heartbeats per stale period: one lost write never makes a live job look dead."""
-    return settings.job_stale_after / 4
 
 
 def build_job_service(settings: Settings, research: ResearchFn | None = None) -> JobService:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from crowdsift.research import ResearchResult
+from crowdsift.research_result import ResearchResult
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 FINISHED: frozenset[str] = frozenset({"done", "failed"})

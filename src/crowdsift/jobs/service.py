@@ -126,22 +126,32 @@ class JobService:
         reaped = self.store.reap(stale_after=self.stale_after, max_attempts=self.max_attempts)
         for job_id in reaped.requeued:
             log.warning("job_requeued", job=job_id, reason="worker stopped sending heartbeats")
-            self.store.add_event(job_id, "job", "worker stopped responding; queued again")
-            try:
+            try:  # one job that cannot be sent must not strand the rest of the batch
+                self.store.add_event(job_id, "job", "worker stopped responding; queued again")
                 self._dispatch(job_id)
-            except CrowdsiftError as exc:
-                log.error("job_requeue_failed", job=job_id, error=str(exc))
+            except Exception as exc:
+                log.error(
+                    "job_requeue_failed", job=job_id, error_type=type(exc).__name__,
+                    error=str(exc),
+                )  # fmt: skip
         for job_id in reaped.failed:
             log.warning("job_abandoned", job=job_id)
             self.store.add_event(job_id, "job", "failed: worker stopped responding")
         return reaped
 
     def _reap_loop(self, every: float) -> None:
+        """Sweep every ``every`` seconds until ``close``; no failing sweep ends the loop.
+
+        Were this thread to die, stale jobs would never be requeued again (and nothing would
+        say so), so whatever one sweep raises is logged and the next sweep tries again.
+        """
         while not self._stop.wait(every):
             try:
                 self.reap()
-            except CrowdsiftError as exc:
-                log.warning("job_reap_failed", error=str(exc))
+            except CrowdsiftError as exc:  # the store is unreachable: expected, retried
+                log.warning("job_reap_failed", error_type=type(exc).__name__, error=str(exc))
+            except Exception as exc:  # a bug: say so loudly, but keep reaping
+                log.error("job_reap_failed", error_type=type(exc).__name__, error=str(exc))
 
     def close(self) -> None:
         self._stop.set()

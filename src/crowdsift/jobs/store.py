@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import DateTime, Integer, String, Text, and_, func, insert, select, update
@@ -20,14 +20,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, mapped_column
 
 from crowdsift.jobs.models import Job, JobEvent, ResearchRequest, utc
-from crowdsift.research import ResearchResult
+from crowdsift.research_result import ResearchResult
 from crowdsift.store import Base, create_tables, guarded, open_engine
+from crowdsift.text import utc_now
 
 Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class JobRow(Base):
