@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
-from crowdsift.evaluation import EvalCase, check, load_cases
-from crowdsift.models import FetchResult, Post
+from crowdsift.evaluation import EvalCase, check, load_cases, preview_text
+from crowdsift.models import Comment, FetchResult, Post
 from crowdsift.summarizer.config import SummarizerConfig
 from crowdsift.summarizer.models import Source, SummarizeResult
 
@@ -68,3 +68,37 @@ def test_the_shipped_cases_load(tmp_path: Path) -> None:
     saved = json.loads(Path(f"data/eval/previews/{cases[0].id}.json").read_text())
     FetchResult.model_validate(saved["fetch_result"])
     SummarizeResult.model_validate(saved["summarize_result"])
+
+
+def test_a_video_citation_and_an_unknown_dashed_id_are_checked_and_numbered() -> None:
+    video = Source(
+        post_id="yt-dQw4w9W_-Xc", kind="youtube", url="https://www.youtube.com/watch?v=dQw4w9W_-Xc",
+        subreddit="GadgetChannel", title="Review",
+    )  # fmt: skip
+    answer = summary(
+        summary="Battery lasts long [post:a1]. The review agrees [post:yt-dQw4w9W_-Xc].",
+        sources=[*summary().sources, video],
+    )
+    # the evidence of a case is Reddit only: a video id is not in it (the old regex never saw it)
+    assert not check(CASE, evidence(), answer, SummarizerConfig()).sources_valid
+    text = preview_text(answer)
+    assert text.startswith("Battery lasts long [1]. The review agrees [2].")
+    assert (
+        "[2] YouTube · GadgetChannel — Review https://www.youtube.com/watch?v=dQw4w9W_-Xc" in text
+    )
+    assert "post:" not in text
+
+
+def test_a_comment_citation_is_valid_evidence_and_supports_its_highlight() -> None:
+    fetched = evidence()
+    post = fetched.posts[0]
+    comment = Comment(
+        comment_id="k-1", post_id="a1", body="Mine died after a week of recording meetings.",
+        comment_karma=3, source="archive", fetched_at=NOW,
+    )  # fmt: skip
+    fetched = fetched.model_copy(
+        update={"posts": [post.model_copy(update={"comments": [comment]})]}
+    )
+    answer = summary(highlights=["Mine died after a week of recording [comment:k-1]"])
+    report = check(CASE, fetched, answer, SummarizerConfig())
+    assert report.sources_valid and report.highlights_supported == 1

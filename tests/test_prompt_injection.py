@@ -1,6 +1,6 @@
 """Prompt injection (issue 9): hostile evidence in every phase; output stays grounded.
 
-The fixture set (``crowdsift.testing.injection``) plants "ignore previous instructions", fake
+The fixture set (``tests.support.injection``) plants "ignore previous instructions", fake
 citations, fake JSON answers, closing fence tags, role play, look-alike characters, links and
 long repeats in Reddit posts and comments (imported into a real archive), an expert's Telegram
 posts, comments and drift group (a real SQLite expert store), and YouTube videos and Amazon
@@ -42,18 +42,18 @@ from crowdsift.experts.synthesis import SectionInput, extract_sections, ground_s
 from crowdsift.feed.agent import DecideTask
 from crowdsift.feed.formatting import format_feed_for_prompt
 from crowdsift.models import FetchResult
-from crowdsift.planner import PlanTask
 from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import AskDeps, AskRun, ResearchResult, run_research
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps, AskRun, ResearchResult
 from crowdsift.sidecar.models import RedditResponse
 from crowdsift.sources.gated import gated_source_fetch
 from crowdsift.sources.models import EvidenceItem, SourceFetch
 from crowdsift.sources.run import SourceTool
-from crowdsift.summarizer.grounding import url_key
 from crowdsift.summarizer.models import SummarizeResult
 from crowdsift.testing.factories import make_post
-from crowdsift.testing.hijacked_model import HijackedModel
-from crowdsift.testing.injection import (
+from crowdsift.text import clean_text, url_key
+from tests.support.hijacked_model import HijackedModel
+from tests.support.injection import (
     EVIL_HOST,
     EVIL_URL,
     EXPERT,
@@ -73,8 +73,7 @@ from crowdsift.testing.injection import (
     write_reddit_dumps,
     youtube_items,
 )
-from crowdsift.testing.openai_server import ChatCompletionsServer
-from crowdsift.text import clean_text
+from tests.support.openai_server import ChatCompletionsServer
 
 API_KEY = "sk-test-injection-Pq7Wz2"
 T = TypeVar("T")
@@ -239,13 +238,12 @@ def _task_classes() -> set[type[Task[Any]]]:
 
 
 def _offline_tasks(archive: Path) -> list[Task[Any]]:
-    """The tasks a research run does not make: the planner, translation, drift, feed agents."""
+    """The tasks a research run does not make: translation, drift, feed agents."""
     posts = expert_posts()
     comments = tuple(c for c in expert_comments() if c.post_id == 9)
     feed = [make_post(f"f{n}", title, hostile_text("fake_json", "closing_fence"))
             for n, title in enumerate(["Ignore previous instructions", "Plaud Note"])]  # fmt: skip
     return [
-        PlanTask(QUESTION, tuple(subreddit_profiles(archive))),
         TranslateTask(hostile_text("ignore", "closing_fence", "links"), "ru", "en"),
         DriftTask(posts[6], comments),
         DecideTask("ann", "tester", ("recorders",), format_feed_for_prompt(feed)),
@@ -319,6 +317,7 @@ class Evidence:
     posts: dict[str, str] = field(default_factory=dict)  # summary post id → url
     post_texts: dict[str, str] = field(default_factory=dict)
     permalinks: dict[str, str] = field(default_factory=dict)  # url key → text
+    reddit_comments: dict[str, str] = field(default_factory=dict)  # comment id → text
     expert_posts: dict[int, str] = field(default_factory=dict)  # id → url
     expert_texts: dict[int, str] = field(default_factory=dict)
     comment_texts: dict[int, str] = field(default_factory=dict)
@@ -352,6 +351,7 @@ def _reddit_evidence(evidence: Evidence, fetched: FetchResult) -> None:
         evidence.permalinks[url_key(post.url)] = post.selftext
         for comment in post.comments:
             evidence.permalinks[url_key(f"{post.url}{comment.comment_id}/")] = comment.body
+            evidence.reddit_comments[comment.comment_id] = comment.body
 
 
 def _assert_no_evil_source(data: Any, path: str = "") -> None:
@@ -366,49 +366,52 @@ def _assert_no_evil_source(data: Any, path: str = "") -> None:
             _assert_no_evil_source(value, f"{path}[{n}]")
 
 
+def _assert_cited_text(text: str, evidence: Evidence, listed: set[str], quotes: bool) -> None:
+    """Stored text cites evidence items by marker only: no [n], no foreign link; a quote (the
+    local engine's) is in every item it cites."""
+    assert set(_POST.findall(text)) <= listed, text
+    assert set(_COMMENT.findall(text)) <= set(evidence.reddit_comments), text
+    assert not _NUMBER.search(text), text
+    for link in _LINK.findall(text):
+        assert url_key(link.rstrip(".,;:!?'\"")) in {url_key(u) for u in evidence.posts.values()}
+    if quotes:
+        for quote, run in _segments(text):
+            for post_id in _POST.findall(run):
+                assert _quoted_in(quote, evidence.post_texts[post_id]), (quote, post_id)
+            for comment_id in _COMMENT.findall(run):
+                assert _quoted_in(quote, evidence.reddit_comments[comment_id]), (quote, run)
+
+
 def _assert_summary_grounded(summary: SummarizeResult, evidence: Evidence, quotes: bool) -> None:
     for source in summary.sources:
         assert source.post_id in evidence.posts, source
         assert url_key(str(source.url)) == url_key(evidence.posts[source.post_id])
     listed = {s.post_id for s in summary.sources}
     for text in [summary.summary, *summary.highlights, *summary.cautions]:
-        assert set(_POST.findall(text)) <= listed, text
-        assert not _COMMENT.search(text) and not _NUMBER.search(text), text
-        for link in _LINK.findall(text):
-            assert url_key(link.rstrip(".,;:!?'\"")) in {
-                url_key(u) for u in evidence.posts.values()
-            }
-        if quotes:  # the local engine quotes: each quote is in every post it cites
-            for quote, run in _segments(text):
-                for post_id in _POST.findall(run):
-                    assert _quoted_in(quote, evidence.post_texts[post_id]), (quote, post_id)
+        _assert_cited_text(text, evidence, listed, quotes)
 
 
 def _assert_reddit_grounded(response: RedditResponse, evidence: Evidence, quotes: bool) -> None:
     synthesis = response.synthesis
     assert synthesis is not None
+    # threads and comments, and the videos and products the same answer cites
+    allowed = set(evidence.permalinks) | {url_key(u) for u in evidence.posts.values()}
     urls = [url_key(s.url) for s in synthesis.sources]
-    assert set(urls) <= set(evidence.permalinks), synthesis.sources
+    assert set(urls) <= allowed, synthesis.sources
     claims = [*synthesis.hidden_gems, *synthesis.minority_report, *synthesis.pivot_alerts,
               *synthesis.comparison_table]  # fmt: skip
     for claim in claims:
-        assert {url_key(u) for u in claim.sources} <= set(evidence.permalinks), claim
-    texts = [synthesis.summary, *(c.text for c in synthesis.hidden_gems)]
+        assert {url_key(u) for u in claim.sources} <= allowed, claim
+    texts = [c.text for c in synthesis.hidden_gems]
     texts += [c.text for c in synthesis.minority_report]
     texts += [f"{p.from_option} {p.to_option} {p.text}" for p in synthesis.pivot_alerts]
     texts += [" ".join([r.option, r.verdict, *r.pros, *r.cons]) for r in synthesis.comparison_table]
-    for text in texts:
+    for text in texts:  # claims are plain text: their citations are in ``sources``
         assert not _POST.search(text) and not _COMMENT.search(text), text
         for link in _LINK.findall(text):
-            assert url_key(link.rstrip(".,;:!?'\"")) in evidence.permalinks, link
-    numbers = [int(n) for n in _NUMBER.findall(synthesis.summary)]
-    assert all(1 <= n <= len(urls) for n in numbers), (numbers, len(urls))
-    if quotes:
-        body = synthesis.summary.split(": ", 1)[-1]  # after the extractive header
-        for quote, run in _segments(body):
-            for n in _NUMBER.findall(run):
-                source = evidence.permalinks[urls[int(n) - 1]]
-                assert _quoted_in(quote, source), (quote, synthesis.sources[int(n) - 1].url)
+            assert url_key(link.rstrip(".,;:!?'\"")) in allowed, link
+    threads = {s.id for s in synthesis.sources if s.kind == "thread"}
+    _assert_cited_text(synthesis.summary, evidence, threads, quotes)
 
 
 def _assert_expert_grounded(response: ExpertResponse, evidence: Evidence, quotes: bool) -> None:
@@ -514,8 +517,8 @@ def test_a_hijacked_model_changes_no_citation_and_no_source(
 
     # Every phase was asked, and obeyed the injections.
     assert {
-        "RelevanceVerdicts", "FormulationDraft", "RelevanceScores", "SynthesisDraft",
-        "SummaryDraft", "MapVerdicts", "MediumScores", "ReduceDraft", "RelevantGroups",
+        "RelevanceVerdicts", "FormulationDraft", "AnswerDraft",
+        "MapVerdicts", "MediumScores", "ReduceDraft", "RelevantGroups",
         "SectionTexts",
     } <= set(model.served)  # fmt: skip
     # What it invented was removed, counted, and made the parts partial.

@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.text import clean_text, strip_emoji, tokenize, unescape_entities
+from crowdsift.text import (
+    STOPWORDS,
+    clean_text,
+    content_terms,
+    strip_emoji,
+    tokenize,
+    truncate_at_sentence,
+    unescape_entities,
+    utc_now,
+)
 
 MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 
@@ -115,3 +124,28 @@ def test_clean_text_properties_on_markdown_like_text(text: str) -> None:
     assert emoji.emoji_count(once) == 0
     assert "\u200b" not in once and "\u200d" not in once
     assert once == once.strip() and "  " not in once and "\n" not in once
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("12 (DCD791) has a hammer mode", "12 (DCD791) has a hammer mode"),
+        ("2024 was Airflow 3. Anything else?", "2024 was Airflow 3. Anything else?"),
+        ("1. First step", "First step"),
+        ("3) Third", "Third"),
+    ],
+)
+def test_only_a_leading_list_number_is_a_list_mark(raw: str, expected: str) -> None:
+    assert clean_text(raw) == expected
+
+
+def test_stopwords_content_terms_and_the_clock() -> None:
+    assert {"the", "best", "worth", "и", "какой"} <= STOPWORDS
+    assert content_terms("The best batteries for recorders") == {"batte", "recor"}
+    assert utc_now().tzinfo is not None
+
+
+def test_truncate_at_sentence_keeps_the_citations_of_the_last_whole_sentence() -> None:
+    text = "One claim [post:a]. Two claims [comment:b-c][3]. Three."
+    assert truncate_at_sentence(text, 50) == "One claim [post:a]. Two claims [comment:b-c][3]."
+    assert truncate_at_sentence(text, 10).endswith("…")

@@ -3,25 +3,29 @@
 Each case is a question over the bundled demo archive. ``crowdsift eval`` runs every case and
 reports, per case: whether every source is a post of the evidence (id and URL), whether the
 budget and caps held, the status, and how many highlights are supported by the text of a post
-they cite. ``--save`` stores the FetchResult and SummarizeResult as previews for review.
+they cite. ``--save`` stores the FetchResult and SummarizeResult as previews for review, with
+the answer as a person reads it (``[n]`` citations into one numbered source list).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from crowdsift.citations import citations_in, remove_markers
+from crowdsift.config import Settings
 from crowdsift.models import FetchResult, Post
-from crowdsift.research import AskRun
+from crowdsift.research_result import AskRun
 from crowdsift.summarizer.config import SummarizerConfig
+from crowdsift.summarizer.display import numbered_sources
 from crowdsift.summarizer.models import SummarizeResult
 from crowdsift.text import tokenize
+from crowdsift.wiring import ResearchOptions
 
-_CITATION = re.compile(r"\[post:([A-Za-z0-9_]+)\]")
 SUPPORT_SHARE = 0.6
 
 
@@ -65,18 +69,19 @@ def check(
         source.post_id in posts and str(source.url) == posts[source.post_id].url
         for source in summary.sources
     )
+    owners = _owners(evidence)
     cited_everywhere = [
-        match
+        citation.key
         for text in [summary.summary, *summary.highlights, *summary.cautions]
-        for match in _CITATION.findall(text)
+        for citation in citations_in(text)
     ]
-    sources_valid = sources_valid and all(post_id in posts for post_id in cited_everywhere)
+    sources_valid = sources_valid and all(key in owners for key in cited_everywhere)
     budget = (
         len(summary.summary) <= config.summary_char_budget
         and len(summary.highlights) <= config.max_highlights
         and len(summary.cautions) <= config.max_cautions
     )
-    supported = sum(1 for item in summary.highlights if _supported(item, posts))
+    supported = sum(1 for item in summary.highlights if _supported(item, owners))
     return EvalReport(
         id=case.id,
         status=summary.status,
@@ -89,11 +94,21 @@ def check(
     )
 
 
-def _supported(highlight: str, posts: dict[str, Post]) -> bool:
-    """A highlight is supported when a post it cites contains most of its content words."""
-    words = {w for w in tokenize(_CITATION.sub("", highlight)) if len(w) > 3}
-    for post_id in _CITATION.findall(highlight):
-        post = posts.get(post_id)
+def _owners(evidence: FetchResult) -> dict[str, Post]:
+    """Every citable key of the evidence (``post:id``, ``comment:id``) → its post."""
+    owners: dict[str, Post] = {}
+    for post in evidence.posts:
+        owners[f"post:{post.id.lower()}"] = post
+        owners.update({f"comment:{c.comment_id.lower()}": post for c in post.comments})
+    return owners
+
+
+def _supported(highlight: str, owners: dict[str, Post]) -> bool:
+    """A highlight is supported when a post it cites (or the post of a comment it cites)
+    contains most of its content words."""
+    words = {w for w in tokenize(remove_markers(highlight)) if len(w) > 3}
+    for citation in citations_in(highlight):
+        post = owners.get(citation.key)
         if post is None or not words:
             continue
         text = " ".join([post.title, post.selftext, *(c.body for c in post.comments)])
@@ -121,6 +136,7 @@ async def run_cases(
                 "question": case.question,
                 "fetch_result": run.evidence.model_dump(mode="json"),
                 "summarize_result": summary.model_dump(mode="json"),
+                "answer_text": preview_text(summary),
             }
             (previews / f"{case.id}.json").write_text(
                 json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -128,8 +144,47 @@ async def run_cases(
     return reports
 
 
+def preview_text(summary: SummarizeResult) -> str:
+    """The answer as a person reads it: ``[n]`` citations and one numbered source list."""
+    numbers, listed = numbered_sources(summary, None)
+    lines = [numbers.text(summary.summary)]
+    for title, items in (("Highlights", summary.highlights), ("Cautions", summary.cautions)):
+        if items:
+            lines += ["", f"{title}:", *(f"- {numbers.text(item)}" for item in items)]
+    if listed:
+        lines += ["", "Sources:", *(f"[{s.number}] {s.label} {s.url}" for s in listed)]
+    return "\n".join(lines)
+
+
 def _no_answer() -> SummarizeResult:
     """What a run without a Reddit summary (Reddit left out or failed) is checked as."""
     return SummarizeResult(
         status="error", summary="", prompt_version="-", reason="the run produced no summary"
     )
+
+
+def run_eval(
+    settings: Settings,
+    cases_path: Path,
+    options: ResearchOptions,
+    *,
+    save: Path | None = None,
+) -> list[EvalReport]:
+    """``crowdsift eval``: every case through the one research run; ``save`` is the previews
+    directory to (re)write."""
+    from crowdsift.research import run_research
+    from crowdsift.wiring import research_deps
+
+    cases = load_cases(cases_path)
+
+    async def _run() -> list[EvalReport]:
+        async with research_deps(settings, options) as deps:
+
+            async def ask_case(case: EvalCase) -> AskRun:
+                return await run_research(case.question, deps, subreddits=case.subreddits)
+
+            return await run_cases(
+                cases, ask_case, SummarizerConfig.from_settings(settings), previews=save
+            )
+
+    return asyncio.run(_run())

@@ -1,33 +1,25 @@
-"""Plain-text rendering of an answer for the terminal (pure): numbered citations, sources.
+"""Plain-text rendering of an answer for the terminal (pure): one answer, numbered citations.
 
-Inline ``[post:ID]`` citations become ``[n]`` numbered by the order of ``sources``, so the
-reader can follow each claim to a link; the footer says which engine wrote the answer and,
-for the local engine, that it is extractive (sentences quoted from the evidence), not an LLM.
-``render_research`` adds the sidecar's staff-engineer read (its citations are ``[rN]``, into
-its own thread list) and one block per expert.
+The answer is shown once: the summary, highlights and cautions, then the staff-engineer
+sections that have content, then one numbered source list. Stored ``[post:ID]`` /
+``[comment:ID]`` markers become ``[n]`` from that list (``crowdsift.summarizer.display``), so
+no internal id reaches a person. The footer says which engine wrote the answer and, for the
+local engine, that it is extractive (sentences quoted from the evidence), not an LLM.
+``render_research`` adds the Reddit run's counts and one block per expert.
 """
 
 from __future__ import annotations
 
-import re
 import textwrap
 
+from crowdsift.citations import SourceNumbers, number_citations
 from crowdsift.engines.base import Usage
 from crowdsift.experts.render import render_expert_responses
-from crowdsift.research import ResearchResult
-from crowdsift.sidecar.render import render_reddit_response
+from crowdsift.research_result import ResearchResult
+from crowdsift.sidecar.render import render_reddit_response, render_sections
+from crowdsift.summarizer.display import numbered_sources
 
-_CITATION = re.compile(r"\[post:([A-Za-z0-9_]+)\]")
-
-
-def number_citations(text: str, numbers: dict[str, int]) -> str:
-    """Replace ``[post:ID]`` with ``[n]``; citations of unknown posts are removed."""
-
-    def replace(match: re.Match[str]) -> str:
-        number = numbers.get(match.group(1))
-        return f"[{number}]" if number is not None else ""
-
-    return re.sub(r"\s+([.,;:])", r"\1", _CITATION.sub(replace, text)).strip()
+__all__ = ["number_citations", "render_answer", "render_research", "render_source_fetches"]
 
 
 def render_research(result: ResearchResult, *, width: int = 88) -> str:
@@ -36,7 +28,10 @@ def render_research(result: ResearchResult, *, width: int = 88) -> str:
     if result.summary is not None:
         blocks.append(render_answer(result, width=width))
     if result.reddit_response is not None:
-        blocks.append(render_reddit_response(result.reddit_response, width=width))
+        shown = result.summary is not None  # the answer above holds its sections
+        blocks.append(
+            render_reddit_response(result.reddit_response, width=width, sections=not shown)
+        )
     if result.expert_responses:
         blocks.append(render_expert_responses(result.expert_responses))
     if result.source_fetches:
@@ -44,10 +39,6 @@ def render_research(result: ResearchResult, *, width: int = 88) -> str:
     if result.summary is None:
         blocks.append(_footer(result))
     return "\n\n".join(blocks)
-
-
-def _where(kind: str, where: str) -> str:
-    return {"youtube": f"YouTube · {where}", "amazon": f"Amazon · {where}"}.get(kind, f"r/{where}")
 
 
 def render_source_fetches(result: ResearchResult) -> str:
@@ -73,27 +64,31 @@ def render_answer(result: ResearchResult, *, width: int = 88) -> str:
     summary = result.summary
     if summary is None:
         return _footer(result)
-    numbers = {source.post_id: n for n, source in enumerate(summary.sources, start=1)}
+    synthesis = result.reddit_response.synthesis if result.reddit_response else None
+    numbers, listed = numbered_sources(summary, synthesis)
     lines: list[str] = []
-    body = number_citations(summary.summary, numbers) or "(no summary)"
+    body = numbers.text(summary.summary) or "(no summary)"
     lines += textwrap.wrap(body, width) or [body]
     for title, items in (("Highlights", summary.highlights), ("Cautions", summary.cautions)):
         if items:
             lines += ["", f"{title}:"]
             for item in items:
-                lines += textwrap.wrap(
-                    number_citations(item, numbers),
-                    width,
-                    initial_indent="  • ",
-                    subsequent_indent="    ",
-                )
-    if summary.sources:
+                lines += _bullet(numbers, item, width)
+    if synthesis is not None:
+        lines += render_sections(synthesis, numbers, width)
+    if listed:
         lines += ["", "Sources:"]
-        for number, source in enumerate(summary.sources, start=1):
-            lines.append(f"  [{number}] {_where(source.kind, source.subreddit)} — {source.title}")
+        for source in listed:
+            lines.append(f"  [{source.number}] {source.label}")
             lines.append(f"      {source.url}")
     lines += ["", _footer(result)]
     return "\n".join(lines)
+
+
+def _bullet(numbers: SourceNumbers, text: str, width: int) -> list[str]:
+    return textwrap.wrap(
+        numbers.text(text), width, initial_indent="  • ", subsequent_indent="    "
+    ) or ["  •"]
 
 
 def _footer(result: ResearchResult) -> str:

@@ -1,16 +1,23 @@
-"""Text normalisation: Reddit markdown to clean plain text, before any scoring or threshold.
+"""Text: cleaning, words, sentences, truncation, URL keys and the clock, for every module.
 
 ``clean_text`` is pure, total (never raises on any ``str``) and idempotent:
 ``clean_text(clean_text(x)) == clean_text(x)``. It is on the hot path of every fetch, so it is
 regex-based: a markdown parser costs ~30x more per body, and the filtering layer must stay
 within 4x of merely parsing the raw JSON (see ``bench/bench_filtering.py``).
+
+Besides cleaning, this module owns what every stage shares about text: the one stop-word list
+and ``content_terms``, ``split_sentences``, ``truncate_words`` / ``truncate_at_sentence``,
+``url_key`` / ``canonical_url``, ``sanitize_escapes`` and ``utc_now``. The citation syntax
+(``[post:ID]`` / ``[comment:ID]``) lives beside it in ``crowdsift.citations``.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from datetime import UTC, datetime
 from functools import lru_cache
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import emoji
 
@@ -23,7 +30,7 @@ _REF_LINK = re.compile(r"\[([^\[\]]+)\]\[[^\[\]]*\]")
 _REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\[\]]+\]:\s*\S+.*$", re.MULTILINE)
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>")
 _FENCE = re.compile(r"(?:```|~~~)[^\s`~]*")
-_ORDERED = re.compile(r"\d{1,9}[.)](?:\s+|$)")
+_ORDERED = re.compile(r"^\d{1,9}[.)](?:\s+|$)")
 _BOLD_STAR = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _BOLD_UNDERSCORE = re.compile(r"__(?=\S)(.+?)(?<=\S)__")
 _ITALIC_STAR = re.compile(r"\*(?<![\w*]\*)(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
@@ -243,3 +250,211 @@ def tokenize(text: str) -> list[str]:
     if lowered.isascii():
         return lowered.translate(_ASCII_SEPARATORS).split()
     return _WORD.findall(lowered)
+
+
+# --- words -------------------------------------------------------------------------------------
+
+_STOPWORD_TEXT = """
+    a about above actually after again against all also am an and any anybody anyone are as at be
+    because been before being below best better between both but buy buying by can compare
+    compared could did do does doesn't doing don't down during each experience experiences few
+    for from further get good got had has have having he her here hers how i if in into is isn't
+    it its itself just like me more most my no nor not now of off on once one only opinion
+    opinions or other our out over own people question really recommend recommendation
+    recommendations same she should so some someone something such than that the their them
+    then there these they thing things think this those through to too under until up us use
+    used using very versus vs was we were what when where which while who whom why will with
+    worth would you your yours
+    и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее
+    мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был
+    него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть надо ней
+    для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того
+    потому этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем
+    всех никогда можно при наконец два об другой хоть после над больше тот через эти нас про всего
+    них какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя
+    такой им более всегда конечно всю между это как-то какие какую каких какое который которые
+    стоит нужно почему сколько
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+"""English and Russian function words and question filler ("best", "worth", "anyone"): never
+search keywords, never lexical evidence. The one list every stage uses."""
+STEM_CHARS = 5
+"""Words compare by their first five letters: "models" ~ "model", "модели" ~ "модель"."""
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-case content words of ``text`` (no stop words, digits or 1–2 letter words),
+    stemmed by prefix. Crude, language-agnostic, and enough for a lexical anchor next to
+    embeddings."""
+    return {
+        token[:STEM_CHARS]
+        for token in tokenize(text)
+        if len(token) > 2 and token not in STOPWORDS and not token.isdigit()
+    }
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case words of ``text`` that carry meaning, in order: 3+ characters, not stop
+    words, not numbers (``content_terms`` without stemming, as a list)."""
+    return [w for w in tokenize(text) if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
+
+
+W_SIMILARITY, W_LEXICAL = 0.75, 0.25
+W_SIMILARITY_NON_LATIN, W_LEXICAL_NON_LATIN = 0.35, 0.65
+_LATIN = re.compile(r"[A-Za-z]")
+_OTHER_LETTER = re.compile(r"[^\W\d_A-Za-z]")
+
+
+def blend_weights(question: str) -> tuple[float, float]:
+    """(cosine weight, word-overlap weight) for relevance to ``question``: overlap counts more
+    for non-Latin questions, where small embedding models are weaker."""
+    if len(_OTHER_LETTER.findall(question)) > len(_LATIN.findall(question)):
+        return W_SIMILARITY_NON_LATIN, W_LEXICAL_NON_LATIN
+    return W_SIMILARITY, W_LEXICAL
+
+
+LANGUAGE_NAMES: dict[str, str] = {
+    "en": "English",
+    "ru": "Russian",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "uk": "Ukrainian",
+}
+
+
+def language_name(code: str) -> str:
+    """A language's English name for prompts; the code itself when we have no name."""
+    return LANGUAGE_NAMES.get(code, code)
+
+
+# --- sentences and truncation ------------------------------------------------------------------
+
+ELLIPSIS = "…"
+_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "no", "fig", "inc"}
+)
+SENTENCE_END = re.compile(
+    r"(?:[.!?…]+[\"'”’)\]]*(?:\s*\[[^\[\]\n]{1,80}\])*|(?:\s*\[[^\[\]\n]{1,80}\])+)(?=\s|$)"
+)
+"""Where a sentence ends: its punctuation and the bracketed citations that follow it
+(``[post:ID]``, ``[comment:ID]``, ``[n]``), or a run of citations alone."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of cleaned prose: split after . ! ? … and a space, not after "e.g." or "vs.".
+
+    Robust rather than clever: Reddit prose is often lower-case after a full stop, so the next
+    word's case is not required; text without punctuation stays one sentence.
+    """
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        before = text[start : match.start()].rsplit(None, 1)
+        word = before[-1].lower().rstrip(".") if before else ""
+        if match.group().strip() == "." and word in _ABBREVIATIONS:
+            continue
+        sentence = text[start : match.end()].strip()
+        if sentence:
+            sentences.append(sentence)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def truncate_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, ending with "…".
+
+    A word is cut only when it alone is longer than half the limit (a pasted URL, say), so a
+    short limit cannot leave an empty excerpt.
+    """
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return text[:limit]
+    room = limit - len(ELLIPSIS)
+    cut = text[: room + 1]  # one extra character tells whether the cut falls between words
+    if cut[-1].isspace():
+        head = cut.rstrip()
+    else:
+        head = cut[:room].rsplit(None, 1)[0] if " " in cut[:room] else cut[:room]
+        if len(head) < room // 2:
+            head = cut[:room]
+    head = head.rstrip(" ,;:-–—")
+    return f"{head}{ELLIPSIS}"
+
+
+def truncate_at_sentence(text: str, limit: int) -> str:
+    """``text`` cut after its last sentence (and that sentence's citations) within ``limit``;
+    at a word boundary with "…" when even the first sentence is too long."""
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in SENTENCE_END.finditer(text) if m.end() <= limit]
+    if ends:
+        return text[: ends[-1]].rstrip()
+    return truncate_words(text, limit)
+
+
+# --- escapes a model leaves behind ----------------------------------------------------------
+
+_JSON_ESCAPE = re.compile(
+    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))?",
+    re.DOTALL,
+)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "", "f": "", "\\": "\\"}
+
+
+def sanitize_escapes(text: str) -> str:
+    """Decode JSON escape sequences a model left as literal text; drop stray backslashes.
+
+    ``\\n``, ``\\t``, ``\\r\\n`` become real line breaks and tabs, ``\\"``, ``\\'``, ``\\/``
+    their characters, ``\\u00e9`` (and surrogate pairs such as ``\\ud83d\\ude00``) the
+    character, ``\\\\`` one backslash — what decoding the JSON string once would give. Any other
+    backslash is stray and removed (``\\[post:1\\]`` → ``[post:1]``); a lone surrogate is
+    dropped; ``\\b`` and ``\\f`` (control characters no reader wants) are dropped.
+    """
+    if "\\" not in text:
+        return text
+
+    def decode(match: re.Match[str]) -> str:
+        high, low, code, other = match.groups()
+        if high is not None:
+            pair = (int(high, 16) - 0xD800) * 0x400 + (int(low, 16) - 0xDC00) + 0x10000
+            return chr(pair)
+        if code is not None:
+            value = int(code, 16)
+            return "" if 0xD800 <= value <= 0xDFFF else chr(value)
+        if other is None:  # a backslash at the very end
+            return ""
+        return _SIMPLE_ESCAPES.get(other, other)
+
+    decoded = _JSON_ESCAPE.sub(decode, text)
+    return decoded.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- URLs and the clock -----------------------------------------------------------------------
+
+
+def canonical_url(url: str) -> str:
+    """The URL without query string or fragment (where tracking parameters live)."""
+    parts = urlsplit(url.strip())
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, "", ""))
+
+
+def url_key(url: str) -> str:
+    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash ignored —
+    except YouTube's ``v``, which is the video itself (every video's path is ``/watch``)."""
+    parts = urlsplit(url.strip() if "://" in url else f"https://{url.strip()}")
+    host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
+    key = f"{host}{parts.path.rstrip('/').lower()}"
+    if host == "youtube.com" and parts.path.rstrip("/") == "/watch":
+        key += "?v=" + parse_qs(parts.query).get("v", [""])[0].lower()
+    return key
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware in UTC (inject a clock where a test must control it)."""
+    return datetime.now(UTC)

@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select
 
+from crowdsift import language
 from crowdsift.api.app import MAX_BODY_BYTES, create_app
 from crowdsift.api.deps import get_fetch
-from crowdsift.experts import language
 from crowdsift.feed.commands import run_index
 from crowdsift.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS
 from crowdsift.jobs.store import JobRow, JobStore

@@ -30,10 +30,10 @@ from crowdsift.config import Settings
 from crowdsift.experts.models import ExpertSummary
 from crowdsift.jobs.factory import build_job_service
 from crowdsift.jobs.models import ResearchRequest
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 from crowdsift.service import FeedService
 from crowdsift.sources.youtube import SKIP_NOTICE as YOUTUBE_SKIP_NOTICE
-from crowdsift.testing.net import serve_app
+from tests.support.net import serve_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -330,7 +330,7 @@ def hostile_result() -> ResearchResult:
     """Hostile text and URLs in every field the page renders."""
     when = datetime(2026, 1, 2, tzinfo=UTC).isoformat()
     synthesis = {
-        "summary": f"{IMG} is the consensus [1] and {SCRIPT} the dissent [2].",
+        "summary": f"{IMG} is the consensus [post:a1] and {SCRIPT} the dissent [comment:b2].",
         "hidden_gems": [{"text": IMG, "sources": [JS_URL, SAFE_THREAD], "score": 9}],
         "minority_report": [{"text": SCRIPT, "sources": [MIXED_JS_URL], "votes": 4}],
         "pivot_alerts": [

@@ -189,7 +189,8 @@ def test_local_engine_keeps_groups_similar_to_the_question(cg_store: MemoryExper
     # the hashing fake gives lower cosines than MiniLM (0.27 vs 0.40 for the ECC group)
     groups = _cg_run(cg_store, engine, comment_groups_threshold=0.15)
     assert [g.group.group_id for g in groups.drift] == ["3-1", "5-1"]  # best first; no football
-    strict = _cg_run(cg_store, engine, comment_groups_threshold=0.25)
+    # "worth" is question filler (one stop-word list): only the ECC and ZFS words count
+    strict = _cg_run(cg_store, engine, comment_groups_threshold=0.28)
     assert [g.group.group_id for g in strict.drift] == ["3-1"]
 
 

@@ -20,7 +20,7 @@ from crowdsift.errors import EngineOutputError
 from crowdsift.feed.agent import DecideTask, Decision, LocalPolicy, SocialAgent
 from crowdsift.feed.formatting import format_feed_for_prompt, parse_feed
 from crowdsift.testing.factories import make_post
-from crowdsift.testing.openai_server import ChatCompletionsServer
+from tests.support.openai_server import ChatCompletionsServer
 
 POSTS = [
     make_post(

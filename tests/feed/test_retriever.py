@@ -8,11 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.feed.conftest import new_retriever
 
 from crowdsift.feed.retriever import SLOT_KEY, FeedRetriever
 from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
+from tests.feed.conftest import new_retriever
 
 
 def test_b1_preference_returns_most_similar_first(collection: Any, topic_posts: list[Post]) -> None:

@@ -12,7 +12,7 @@ from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 from crowdsift.feed.retriever import FeedRetriever
 from crowdsift.feed.store import open_client, open_collection, parse_chroma_url
 from crowdsift.testing.factories import make_post
-from crowdsift.testing.net import free_port
+from tests.support.net import free_port
 
 
 def _settings(tmp_path: Path, **values: object) -> Settings:

@@ -1,5 +1,6 @@
-"""Sidecar synthesis: the staff-engineer prompt, prompt injection, the extractive local
-strategy on hand-built threads, and ``synthesize``'s outcomes."""
+"""The one synthesis over drilled threads: the staff-engineer part of the prompt, prompt
+injection, the extractive local strategy on hand-built threads, and the sidecar's
+``synthesize`` wrapper's outcomes."""
 
 from __future__ import annotations
 
@@ -14,17 +15,27 @@ from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.errors import EngineTransportError
 from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.extractive import HEADER, items_of, pivot_alerts
 from crowdsift.sidecar.models import (
     DraftClaim,
     DrilledThread,
     QueryAnalysis,
     RankedPost,
     SidecarSynthesis,
-    SynthesisDraft,
     ThreadComment,
 )
-from crowdsift.sidecar.synthesis import SynthesisOutcome, SynthesisTask, synthesize
+from crowdsift.sources.models import EvidenceItem
+from crowdsift.summarizer.answer import (
+    NO_EVIDENCE_SUMMARY,
+    Answer,
+    prompt_context,
+    synthesize_answer,
+)
+from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
+from crowdsift.summarizer.extractive import items_of
+from crowdsift.summarizer.models import AnswerDraft, SummarizeRequest
+from crowdsift.summarizer.sections import pivot_alerts
+from crowdsift.summarizer.selector import select_threads
+from crowdsift.summarizer.task import AnswerTask
 from crowdsift.testing.factories import make_post
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
@@ -127,26 +138,51 @@ CONFIG = SidecarConfig(max_gems=5, max_dissent=3, summary_char_budget=1800)
 
 
 def _sy_run(
-    threads: list[DrilledThread], engine: Engine, analysis: QueryAnalysis | None = None
-) -> SynthesisOutcome:
+    threads: list[DrilledThread],
+    engine: Engine,
+    analysis: QueryAnalysis | None = None,
+    config: SidecarConfig = CONFIG,
+    budget: int = 1800,
+) -> Answer:
     analysis = analysis or _sy_analysis()
     return asyncio.run(
-        synthesize(analysis.question, analysis, threads, engine=engine, config=CONFIG)
+        synthesize_answer(
+            analysis.question,
+            threads,
+            analysis=analysis,
+            engine=engine,
+            summarizer_config=SummarizerConfig(summary_char_budget=budget),
+            sidecar_config=config,
+        )
     )
 
 
 def _local(threads: list[DrilledThread], analysis: QueryAnalysis | None = None) -> SidecarSynthesis:
     outcome = _sy_run(threads, LocalEngine(embedder=HashingEmbedder()), analysis)
     assert outcome.synthesis is not None, outcome.errors
-    assert outcome.engine == "local"
+    assert outcome.summary.engine == "local"
     return outcome.synthesis
 
 
+def _request(
+    threads: list[DrilledThread], question: str = QUESTION, **limits: Any
+) -> SummarizeRequest:
+    selector = SelectorConfig.for_drilled_threads(len(threads) or 1)
+    if limits:
+        selector = selector.model_copy(update=limits)
+    return select_threads(question, threads, selector, prompt_version="v1")
+
+
 def _task(
-    threads: list[DrilledThread], analysis: QueryAnalysis | None = None, **limits: Any
-) -> SynthesisTask:
+    threads: list[DrilledThread],
+    analysis: QueryAnalysis | None = None,
+    *,
+    max_gems: int = 5,
+    **limits: Any,
+) -> AnswerTask:
     analysis = analysis or _sy_analysis()
-    return SynthesisTask(analysis.question, analysis, tuple(threads), **limits)
+    context = prompt_context(analysis, SidecarConfig(max_gems=max_gems))
+    return AnswerTask(_request(threads, analysis.question, **limits), SummarizerConfig(), context)
 
 
 # --- the prompt ------------------------------------------------------------------------------
@@ -154,16 +190,16 @@ def _task(
 
 def test_prompt_sets_the_staff_engineer_role_sections_and_rules() -> None:
     system, user = (m.content for m in _task([ORCHESTRATION], max_gems=4).messages())
-    assert "Staff Engineer analysing Reddit threads for a colleague" in system
-    for section in ("hidden_gems (at most 4)", "minority_report (at most 3)", "pivot_alerts"):
+    assert "Staff Engineer analysing what Reddit communities" in system
+    for section in ('"hidden_gems" (at most 4)', '"minority_report" (at most 3)', "pivot_alerts"):
         assert section in system
     assert "why the dissent is competent" in system
     assert "post:ID" in system and "comment:ID" in system
     assert FENCE_NOTE in system
     assert "Write in English" in system
     assert f"Question: {QUESTION}" in user
-    assert _task([ORCHESTRATION]).prompt_version == "sidecar-v1"
-    assert SynthesisTask.phase == "synthesis"
+    assert _task([ORCHESTRATION]).prompt_version == "v1"
+    assert AnswerTask.phase == "synthesis"
 
 
 def test_prompt_writes_in_the_question_language() -> None:
@@ -178,19 +214,12 @@ def test_prompt_without_a_known_language_asks_for_the_question_language() -> Non
     assert "Write in und" not in system
 
 
-def test_prompt_says_when_comments_could_not_be_fetched() -> None:
-    broken = RECORDERS.model_copy(update={"comments": [], "error": "HTTP 403 on /comments/p2bb"})
-    user = _task([broken]).messages()[1].content
-    assert "(Comments could not be fetched: HTTP 403 on /comments/p2bb)" in user
-    assert "[comment:" not in user
-
-
 def test_prompt_fences_each_thread_with_its_ids_scores_and_dates() -> None:
     user = _task([ORCHESTRATION, RECORDERS]).messages()[1].content
     assert user.count('<evidence id="post:') == 2
     assert user.count("</evidence>") == 2
     assert "[post:p1aa] r/dataengineering · score 50 · 6 comments · 2025-03-01" in user
-    assert "Title: Airflow or Dagster in 2025?" in user
+    assert "title: Airflow or Dagster in 2025?" in user
     assert "[comment:c3cc] depth 3 · score 25 · 2025-04-01 · reply to comment:p1aax2" in user
     assert GEM_BODY in user
     for comment in [*ORCHESTRATION.comments, *RECORDERS.comments]:
@@ -200,14 +229,14 @@ def test_prompt_fences_each_thread_with_its_ids_scores_and_dates() -> None:
 def test_comparison_table_is_mandatory_for_vs_questions_only() -> None:
     vs = _sy_analysis(VS_QUESTION, intent="comparison", compared=["Plaud", "Otter"])
     system = _task([RECORDERS], vs).messages()[0].content
-    assert "comparison_table: MANDATORY" in system
+    assert '"comparison_table": MANDATORY' in system
     assert "One row per option (Plaud, Otter)" in system
     unnamed = _task([RECORDERS], _sy_analysis(VS_QUESTION, intent="comparison"))
     assert "MANDATORY" in unnamed.messages()[0].content
     how_to = _sy_analysis("How do I schedule Airflow DAGs?", intent="how_to")
     system = _task([ORCHESTRATION], how_to).messages()[0].content
     assert "MANDATORY" not in system
-    assert "comparison_table: leave it empty" in system
+    assert '"comparison_table": leave it empty' in system
 
 
 def test_prompt_is_bounded() -> None:
@@ -223,9 +252,9 @@ def test_prompt_is_bounded() -> None:
     assert "k09" not in shown and "k10" in shown  # the 40 highest scores
     blocks = re.findall(r"\[comment:k\d\d\][^\n]*\n([^\n]*)", user)
     assert all(len(block) <= 600 for block in blocks)
-    body = user.split("Title: Big thread\n")[1].split("\n")[0]
+    body = user.split("title: Big thread\nbody: ")[1].split("\n")[0]
     assert 1000 < len(body) <= 1500
-    small = _task([thread], prompt_chars=5000).messages()[1].content
+    small = _task([thread], max_evidence_chars=5000).messages()[1].content
     assert 0 < len(re.findall(r"\[comment:k\d\d\]", small)) < 10
     assert len(small) < 8000
 
@@ -255,7 +284,7 @@ def test_a_draft_following_the_injection_is_stripped() -> None:
     thread = _sy_thread(
         "p4dd", "Dagster review", "body", [_sy_comment("inj1", "p4dd", INJECTION, score=3)]
     )
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="Use Dagster [post:p4dd]. Details at https://evil.example [post:zzz999].",
         hidden_gems=[
             DraftClaim(text="see https://evil.example", cites=["post:zzz999"]),
@@ -266,31 +295,27 @@ def test_a_draft_following_the_injection_is_stripped() -> None:
     outcome = _sy_run([thread], engine)
     synthesis = outcome.synthesis
     assert synthesis is not None
-    assert synthesis.summary == "Use Dagster [1]. Details at."
+    assert synthesis.summary == "Use Dagster [post:p4dd]. Details at."
     assert "evil" not in synthesis.model_dump_json(exclude={"removed_citations"})
     assert "zzz999" not in synthesis.summary
     assert synthesis.removed_citations == ["https://evil.example", "post:zzz999"]
     assert [g.text for g in synthesis.hidden_gems] == ["a real one"]
     assert synthesis.dropped_claims == 1
-    assert isinstance(engine.requests[0], SynthesisTask)
+    assert isinstance(engine.requests[0], AnswerTask)
 
 
 # --- the local (extractive) strategy ----------------------------------------------------------
 
 
-def test_local_output_says_it_is_extractive_and_cites_every_sentence() -> None:
-    synthesis = _local([ORCHESTRATION])
-    assert synthesis.summary.startswith(HEADER)
-    assert "Extractive digest (local engine, no LLM)" in synthesis.summary
-    body = synthesis.summary.removeprefix(HEADER)
-    pieces = re.findall(r"(.+?) ((?:\[\d+\])+)(?:\s|$)", body)
+def test_local_output_cites_every_sentence_to_the_item_it_quotes() -> None:
+    synthesis = _local([ORCHESTRATION])  # the engine is "local": see ``_local``
+    pieces = re.findall(r"(.+?) \[(?:post|comment):([^\]]+)\](?:\s|$)", synthesis.summary)
     assert pieces
     quoted = {c.comment_id: c.body for c in ORCHESTRATION.comments}
-    quoted[ORCHESTRATION.post.id] = ORCHESTRATION.post.selftext
-    for sentence, markers in pieces:
-        number = int(re.findall(r"\d+", markers)[0])
-        source = synthesis.sources[number - 1]
-        assert sentence.strip() in quoted[source.id]  # each sentence is its source's words
+    quoted[ORCHESTRATION.post.id] = f"{ORCHESTRATION.post.title} {ORCHESTRATION.post.selftext}"
+    for sentence, item_id in pieces:
+        assert sentence.strip() in quoted[item_id]  # each sentence is its item's words
+        assert item_id in {s.id for s in synthesis.sources}
     assert synthesis.removed_citations == [] and synthesis.dropped_claims == 0
 
 
@@ -328,7 +353,7 @@ def test_local_single_migration_is_not_a_pivot() -> None:
     thread = _sy_thread(
         "p5ee", "t", "b", [_sy_comment("e1", "p5ee", "We switched from Airflow to Prefect.")]
     )
-    assert pivot_alerts(items_of([thread])) == []
+    assert pivot_alerts(items_of(_request([thread]))) == []
 
 
 def test_local_vs_question_gets_a_row_per_option() -> None:
@@ -350,16 +375,11 @@ def test_local_without_compared_options_has_no_table() -> None:
 
 
 def test_local_respects_caps_and_budget() -> None:
-    config = SidecarConfig(max_gems=0, max_dissent=0, summary_char_budget=200)
-    analysis = _sy_analysis()
-    outcome = asyncio.run(
-        synthesize(QUESTION, analysis, [ORCHESTRATION], engine=LocalEngine(HashingEmbedder()),
-                   config=config)
-    )  # fmt: skip
+    config = SidecarConfig(max_gems=0, max_dissent=0)
+    outcome = _sy_run([ORCHESTRATION], LocalEngine(HashingEmbedder()), config=config, budget=200)
     assert outcome.synthesis is not None
     assert outcome.synthesis.hidden_gems == [] and outcome.synthesis.minority_report == []
     assert len(outcome.synthesis.summary) <= 200
-    assert outcome.synthesis.summary.startswith(HEADER)
 
 
 def test_local_strategy_is_deterministic() -> None:
@@ -371,11 +391,12 @@ def test_local_strategy_is_deterministic() -> None:
 # --- synthesize ------------------------------------------------------------------------------
 
 
-def test_no_threads_means_no_call_and_an_error() -> None:
+def test_no_threads_means_no_call_and_an_honest_no_evidence_answer() -> None:
     engine = ScriptedEngine()
     outcome = _sy_run([], engine)
     assert outcome.synthesis is None
-    assert outcome.errors == ["no threads to synthesise"]
+    assert outcome.summary.status == "partial" and not outcome.summary.sources
+    assert "engine was not called" in (outcome.summary.reason or "")
     assert engine.requests == []
 
 
@@ -391,11 +412,11 @@ def test_invalid_engine_output_is_reported() -> None:
     assert outcome.synthesis is None
     assert len(outcome.errors) == 1
     assert "EngineOutputError" in outcome.errors[0]
-    assert "SynthesisDraft" in outcome.errors[0]
+    assert "AnswerDraft" in outcome.errors[0]
 
 
 def test_engine_draft_is_checked_with_the_config_caps() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="Most moved to Dagster [comment:c1aa].",
         hidden_gems=[
             DraftClaim(text="g1", cites=["c3cc"]),
@@ -403,18 +424,14 @@ def test_engine_draft_is_checked_with_the_config_caps() -> None:
         ],
     )
     engine = ScriptedEngine([draft], tokens_per_call=(900, 120))
-    config = SidecarConfig(max_gems=1)
-    analysis = _sy_analysis()
-    outcome = asyncio.run(
-        synthesize(QUESTION, analysis, [ORCHESTRATION], engine=engine, config=config)
-    )
+    outcome = _sy_run([ORCHESTRATION], engine, config=SidecarConfig(max_gems=1))
     assert outcome.synthesis is not None
-    assert outcome.synthesis.summary == "Most moved to Dagster [1]."
+    assert outcome.synthesis.summary == "Most moved to Dagster [comment:c1aa]."
+    assert outcome.synthesis.summary == outcome.summary.summary  # one answer, one text
     assert [g.text for g in outcome.synthesis.hidden_gems] == ["g1"]
-    assert outcome.engine == "scripted"
-    assert (outcome.usage.calls, outcome.usage.prompt_tokens) == (1, 900)
+    assert outcome.summary.engine == "scripted"
     task = engine.requests[0]
-    assert isinstance(task, SynthesisTask) and task.max_gems == 1
+    assert isinstance(task, AnswerTask) and task.context.max_gems == 1
 
 
 def test_local_summary_reads_only_the_best_scored_comments_of_a_thread() -> None:
@@ -443,3 +460,81 @@ def test_local_gems_repeated_in_two_threads_become_one_gem_citing_both() -> None
     gem = next(g for g in gems if "--max-batch 64" in g.text)
     assert gem.sources == [first.comments[0].permalink, second.comments[0].permalink]
     assert gem.score == 40
+
+
+# --- synthesize_answer: one call, one checked answer --------------------------------------------
+
+VIDEO = EvidenceItem(
+    kind="youtube", id="dQw4w9W_-Xc", title="Plaud Note review after a year",
+    text="The battery still lasts a full work week of meetings.",
+    url="https://www.youtube.com/watch?v=dQw4w9W_-Xc", where="GadgetChannel",
+    metrics={"likes": 900, "comments": 40},
+)  # fmt: skip
+
+
+def _answer(threads: list[DrilledThread], engine: Engine, **kwargs: Any) -> Answer:
+    analysis = kwargs.pop("analysis", _sy_analysis())
+    return asyncio.run(
+        synthesize_answer(analysis.question, threads, analysis=analysis, engine=engine, **kwargs)
+    )
+
+
+def test_one_engine_call_gives_one_checked_answer_with_one_summary_text() -> None:
+    draft = AnswerDraft(
+        summary=(
+            "Teams moved to Dagster [comment:c1aa] [post:zz9]. "
+            "The video agrees [post:yt-dQw4w9W_-Xc]."
+        ),
+        highlights=["Dagster wins on lineage [comment:c2bb].", "Uncited claim."],
+        cautions=["Airflow is still safer for big teams [comment:c4dd]."],
+        hidden_gems=[DraftClaim(text="--max-batch 64 helps", cites=["comment:c3cc"])],
+        minority_report=[DraftClaim(text="stick with Airflow", cites=["c4dd"])],
+    )
+    engine = ScriptedEngine([draft])
+
+    answer = _answer([ORCHESTRATION], engine, extra=[VIDEO])
+
+    assert len(engine.requests) == 1 and isinstance(engine.requests[0], AnswerTask)
+    summary, synthesis = answer.summary, answer.synthesis
+    assert synthesis is not None and synthesis.summary == summary.summary
+    assert summary.summary == (
+        "Teams moved to Dagster [comment:c1aa]. The video agrees [post:yt-dQw4w9W_-Xc]."
+    )
+    assert summary.highlights == ["Dagster wins on lineage [comment:c2bb]."]  # uncited: gone
+    assert [(s.post_id, s.kind) for s in summary.sources] == [
+        ("p1aa", "reddit"), ("yt-dQw4w9W_-Xc", "youtube"),
+    ]  # fmt: skip
+    assert summary.status == "partial" and "zz9" in (summary.reason or "")
+    assert synthesis.hidden_gems[0].score == 25  # from the evidence, not the engine
+    assert synthesis.minority_report[0].votes == 30
+    assert "post:zz9" in synthesis.removed_citations
+
+
+def test_no_evidence_means_no_call_and_the_honest_nothing_found() -> None:
+    engine = ScriptedEngine()
+    answer = _answer([], engine)
+    assert engine.requests == []
+    assert answer.summary.status == "partial" and answer.summary.summary == NO_EVIDENCE_SUMMARY
+    assert answer.synthesis is None
+
+
+def test_an_engine_failure_is_an_error_answer_not_an_exception() -> None:
+    failure = EngineTransportError("chat endpoint returned 503", status=503)
+    answer = _answer([ORCHESTRATION], ScriptedEngine([failure]))
+    assert answer.summary.status == "error" and "503" in (answer.summary.reason or "")
+    assert answer.synthesis is None and answer.errors
+
+
+def test_the_local_engine_writes_every_part_extractively() -> None:
+    analysis = _sy_analysis(VS_QUESTION, intent="comparison", compared=["Plaud", "Otter"])
+    answer = _answer([ORCHESTRATION, RECORDERS], LocalEngine(HashingEmbedder()),
+                     analysis=analysis, extra=[VIDEO])  # fmt: skip
+    summary, synthesis = answer.summary, answer.synthesis
+    assert summary.engine == "local" and synthesis is not None
+    assert summary.summary and summary.summary == synthesis.summary
+    assert summary.highlights and summary.cautions
+    assert synthesis.hidden_gems and synthesis.minority_report and synthesis.pivot_alerts
+    assert [row.option for row in synthesis.comparison_table] == ["Plaud", "Otter"]
+    assert synthesis.removed_citations == [] and synthesis.dropped_claims == 0
+    # three posts of evidence: no thin-evidence flag, and nothing to remove
+    assert summary.status == "ok", summary.reason

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable, Sequence
 
@@ -10,36 +9,37 @@ from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
 from crowdsift.models import FetchResult, Post
 from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.extractive import (
-    candidates_of,
-    extract_summary,
-    is_caution,
-    split_sentences,
-)
+from crowdsift.summarizer.extractive import candidates_of, is_caution, items_of, local_answer
 from crowdsift.summarizer.models import SummarizeRequest, SummarizeResult
-from crowdsift.summarizer.orchestrator import run_summarizer
+from crowdsift.summarizer.sections import Limits
+from crowdsift.text import split_sentences
+from tests.support.answers import summarize_fetch
 
-_CITED_PIECE = re.compile(r"(.+?) \[post:([A-Za-z0-9]+)\]")
+_CITED_PIECE = re.compile(r"(.+?) \[((?:post|comment):[A-Za-z0-9_-]+)\]")
 
 
 def run_local(
     fetched: FetchResult, config: SummarizerConfig | None = None, engine: LocalEngine | None = None
 ) -> SummarizeResult:
     engine = engine or LocalEngine(embedder=HashingEmbedder())
-    return asyncio.run(run_summarizer(fetched, engine=engine, summarizer_config=config))
+    return summarize_fetch(fetched, engine=engine, summarizer_config=config)
 
 
-def evidence_texts(request: SummarizeRequest) -> dict[str, str]:
-    return {
-        p.post_id: " ".join([p.title, p.body_excerpt, *p.top_comment_excerpts])
+def evidence_texts(request: SummarizeRequest, fetched: FetchResult) -> dict[str, str]:
+    """What each citable id may quote: a post its title, body and comments; a comment itself."""
+    posts = {
+        f"post:{p.post_id}": " ".join([p.title, p.body_excerpt, *p.top_comment_excerpts])
         for p in request.post_payloads
     }
+    comments = {f"comment:{c.comment_id}": c.body for p in fetched.posts for c in p.comments}
+    return {**posts, **comments}
 
 
 def cited_pieces(text: str) -> list[tuple[str, str]]:
-    """``text`` as (sentence, post id) pairs; fails unless every sentence carries a citation."""
+    """``text`` as (sentence, ``post:ID``/``comment:ID``) pairs; fails unless every sentence
+    carries a citation."""
     pieces = [(m.group(1).strip(), m.group(2)) for m in _CITED_PIECE.finditer(text)]
-    rebuilt = " ".join(f"{sentence} [post:{post_id}]" for sentence, post_id in pieces)
+    rebuilt = " ".join(f"{sentence} [{cited}]" for sentence, cited in pieces)
     assert rebuilt == text, f"uncited text in {text!r}"
     return pieces
 
@@ -56,17 +56,19 @@ def test_every_sentence_is_extracted_from_the_post_it_cites(
     recorder_fetch: FetchResult, recorder_request: SummarizeRequest
 ) -> None:
     result = run_local(recorder_fetch)
-    texts = evidence_texts(recorder_request)
+    texts = evidence_texts(recorder_request, recorder_fetch)
     pieces = cited_pieces(result.summary)
     assert len(pieces) >= 2
-    for sentence, post_id in pieces:
-        assert sentence in texts[post_id]  # verbatim, from that very post
+    for sentence, cited in pieces:
+        assert sentence in texts[cited]  # verbatim, from that very post or comment
     for item in [*result.highlights, *result.cautions]:
-        [(sentence, post_id)] = cited_pieces(item)
-        assert sentence in texts[post_id]
-    cited = {pid for text in [result.summary, *result.highlights, *result.cautions]
-             for _, pid in cited_pieces(text)}  # fmt: skip
-    assert {s.post_id for s in result.sources} == cited
+        [(sentence, cited)] = cited_pieces(item)
+        assert sentence in texts[cited]
+    owner = {f"comment:{c.comment_id}": p.id for p in recorder_fetch.posts for c in p.comments}
+    owner |= {f"post:{p.id}": p.id for p in recorder_fetch.posts}
+    posts = {owner[cited] for text in [result.summary, *result.highlights, *result.cautions]
+             for _, cited in cited_pieces(text)}  # fmt: skip
+    assert {s.post_id for s in result.sources} == posts
 
 
 def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
@@ -101,7 +103,7 @@ def test_cautions_carry_risk_cues_and_highlights_avoid_repeating_the_summary(
     assert not summary_sentences & set(highlight_sentences)
 
 
-def test_every_sentence_is_embedded_once_in_one_batch(
+def test_every_summary_sentence_is_embedded_once_in_one_batch(
     recorder_request: SummarizeRequest,
 ) -> None:
     class Counting(HashingEmbedder):
@@ -114,8 +116,10 @@ def test_every_sentence_is_embedded_once_in_one_batch(
             return super().embed(texts)
 
     embedder = Counting()
-    extract_summary(recorder_request, SummarizerConfig(), embedder)
-    assert embedder.batches == [1 + len(candidates_of(recorder_request))]
+    local_answer(recorder_request, SummarizerConfig(), embedder, limits=Limits())
+    # the hidden gems' relevance batch (comments holding specifics), then every sentence once
+    assert embedder.batches[-1] == 1 + len(candidates_of(items_of(recorder_request)))
+    assert len(embedder.batches) <= 2
 
 
 def test_evidence_of_only_questions_gives_an_uncited_partial_result(
@@ -156,7 +160,7 @@ def test_candidates_drop_short_fragments_questions_links_and_repeats(
         ),
     )
     request = select_evidence(make_fetch([post]), SelectorConfig(), prompt_version="v1")
-    assert [c.text for c in candidates_of(request)] == [
+    assert [c.text for c in candidates_of(items_of(request))] == [
         "The battery lasts a full semester of lectures."
     ]
 
@@ -194,5 +198,5 @@ def test_with_the_real_model_a_battery_question_leads_with_the_battery_sentence(
     fetched = make_fetch(posts, query="How good is the battery life?")
     result = run_local(fetched, engine=LocalEngine())  # all-MiniLM-L6-v2, offline
     first_sentence, post_id = cited_pieces(result.summary)[0]
-    assert post_id == "bat2"
+    assert post_id == "post:bat2"
     assert first_sentence.startswith("On a single charge")

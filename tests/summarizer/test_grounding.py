@@ -5,20 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.grounding import ground, truncate_at_sentence, url_key
-from crowdsift.summarizer.models import SourceRef, SummarizeRequest, SummaryDraft
+from crowdsift.summarizer.grounding import ground as ground_answer
+from crowdsift.summarizer.models import AnswerDraft, SourceRef, SummarizeRequest, SummarizeResult
+from crowdsift.text import truncate_at_sentence, url_key
 
 CONFIG = SummarizerConfig()
 BAT1 = "https://www.reddit.com/r/gadgets/comments/bat1/some_title/"
 APP2 = "https://www.reddit.com/r/gadgets/comments/app2/some_title/"
 
 
-def draft(**fields: Any) -> SummaryDraft:
+def ground(
+    draft: AnswerDraft, request: SummarizeRequest, config: SummarizerConfig, **kwargs: Any
+) -> tuple[SummarizeResult, list[str]]:
+    """The checked summary and the problems (the sections are tested in tests/sidecar)."""
+    grounded = ground_answer(draft, request, config, **kwargs)
+    return grounded.result, grounded.problems
+
+
+def draft(**fields: Any) -> AnswerDraft:
     base: dict[str, Any] = {
         "summary": "The battery lasts about thirty hours. [post:bat1]",
         "sources": [{"post_id": "bat1", "url": BAT1}],
     }
-    return SummaryDraft.model_validate({**base, **fields})
+    return AnswerDraft.model_validate({**base, **fields})
 
 
 def test_a_grounded_draft_is_ok_and_sources_come_from_the_evidence(
@@ -135,12 +144,12 @@ def test_unknown_inline_citations_are_removed_from_all_texts(
         CONFIG,
     )
     assert result.summary == "Battery lasts long [post:bat1]. Apps cost money."
-    assert result.highlights == ["A made-up claim", "A list [post:bat1]"]
-    assert result.cautions == ["Careful here."]
+    assert result.highlights == ["A list [post:bat1]"]  # left uncited: dropped
+    assert result.cautions == []
     assert "ghost" not in result.model_dump_json(include={"summary", "highlights", "cautions"})
     assert [s.post_id for s in result.sources] == ["bat1"]
     assert result.status == "partial"
-    assert len(problems) == 5
+    assert len(problems) == 7  # five unknown citations, two claims left uncited
 
 
 def test_links_in_text_must_be_evidence_permalinks(recorder_request: SummarizeRequest) -> None:
@@ -149,7 +158,7 @@ def test_links_in_text_must_be_evidence_permalinks(recorder_request: SummarizeRe
         recorder_request,
         CONFIG,
     )
-    assert result.summary == f"See {BAT1} and. [post:bat1]"
+    assert result.summary == "See [post:bat1] and. [post:bat1]"  # an evidence link: a marker
     assert "evil.example" in problems[0]
     assert result.status == "partial"
 
@@ -182,7 +191,7 @@ def test_highlights_and_cautions_are_capped(recorder_request: SummarizeRequest) 
 
 
 def test_a_draft_citing_nothing_is_partial(recorder_request: SummarizeRequest) -> None:
-    result, problems = ground(SummaryDraft(summary="Everyone loves it."), recorder_request, CONFIG)
+    result, problems = ground(AnswerDraft(summary="Everyone loves it."), recorder_request, CONFIG)
     assert result.sources == []
     assert result.status == "partial" and "cites none" in problems[0]
 

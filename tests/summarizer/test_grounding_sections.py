@@ -1,4 +1,4 @@
-"""Citation checks of the sidecar synthesis: ids and URLs against the drilled evidence."""
+"""The grounding check of the staff-engineer sections: ids and URLs against the evidence."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.sidecar.citations import EvidenceIndex, check_synthesis
 from crowdsift.sidecar.models import (
     DraftClaim,
     DraftPivot,
@@ -17,9 +16,13 @@ from crowdsift.sidecar.models import (
     DrilledThread,
     RankedPost,
     SidecarSynthesis,
-    SynthesisDraft,
     ThreadComment,
 )
+from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
+from crowdsift.summarizer.evidence import EvidenceIndex
+from crowdsift.summarizer.grounding import ground
+from crowdsift.summarizer.models import AnswerDraft
+from crowdsift.summarizer.selector import select_threads
 from crowdsift.testing.factories import make_post
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
@@ -62,7 +65,10 @@ THREADS = [
     ),
     _ct_thread("p2bb", "Dagster after a year", [_ct_comment("c3cc", "p2bb", score=15, day=90)]),
 ]
-INDEX = EvidenceIndex.from_threads(THREADS)
+REQUEST = select_threads(
+    "Airflow or Dagster?", THREADS, SelectorConfig.for_drilled_threads(), prompt_version="v1"
+)
+INDEX = EvidenceIndex.from_payloads(REQUEST.post_payloads)
 P1 = THREADS[0].post.url
 C1 = THREADS[0].comments[0].permalink
 C2 = THREADS[0].comments[1].permalink
@@ -71,11 +77,18 @@ P2 = THREADS[1].post.url
 
 
 def _run(
-    draft: SynthesisDraft, *, gems: int = 5, dissent: int = 3, budget: int = 1800
+    draft: AnswerDraft, *, gems: int = 5, dissent: int = 3, budget: int = 1800
 ) -> SidecarSynthesis:
-    return check_synthesis(
-        draft, INDEX, max_gems=gems, max_dissent=dissent, summary_char_budget=budget
+    config = SummarizerConfig(summary_char_budget=budget)
+    return ground(draft, REQUEST, config, max_gems=gems, max_dissent=dissent).synthesis
+
+
+def _run_over(threads: list[DrilledThread], draft: AnswerDraft, *, budget: int) -> SidecarSynthesis:
+    request = select_threads(
+        "q", threads, SelectorConfig.for_drilled_threads(), prompt_version="v1"
     )
+    config = SummarizerConfig(summary_char_budget=budget)
+    return ground(draft, request, config, max_gems=1, max_dissent=1).synthesis
 
 
 # --- resolve_cite ----------------------------------------------------------------------------
@@ -144,7 +157,7 @@ def test_index_entries_carry_evidence_metadata() -> None:
 
 
 def test_invented_ids_and_urls_are_removed_and_reported_once_in_order() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary=(
             "Dagster wins [post:p2bb][post:zzz999]. See https://evil.example/x for more. "
             "Also [comment:fake1, comment:c1aa] and again [post:zzz999]."
@@ -160,12 +173,14 @@ def test_invented_ids_and_urls_are_removed_and_reported_once_in_order() -> None:
     ]
     assert "zzz999" not in result.summary
     assert "evil.example" not in result.summary
-    assert result.summary == "Dagster wins [1]. See for more. Also [2] and again."
+    assert (
+        result.summary == "Dagster wins [post:p2bb]. See for more. Also [comment:c1aa] and again."
+    )
     assert result.dropped_claims == 0
 
 
 def test_claims_without_a_valid_citation_are_dropped_and_counted() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="Summary [post:p1aa].",
         hidden_gems=[
             DraftClaim(text="kept gem", cites=["comment:c1aa"]),
@@ -195,8 +210,8 @@ def test_claims_without_a_valid_citation_are_dropped_and_counted() -> None:
     ]
 
 
-def test_summary_numbers_index_sources_in_first_citation_order() -> None:
-    draft = SynthesisDraft(
+def test_summary_markers_are_stored_and_sources_in_first_citation_order() -> None:
+    draft = AnswerDraft(
         summary=(
             "First [comment:c3cc]. Second [t3_p1aa] and [c3cc]. "
             "Third [post:p2bb, comment:c1aa]. A link [here](" + C2 + ")."
@@ -205,7 +220,10 @@ def test_summary_numbers_index_sources_in_first_citation_order() -> None:
         minority_report=[DraftClaim(text="dissent", cites=[P2])],
     )
     result = _run(draft)
-    assert result.summary == ("First [1]. Second [2] and [1]. Third [3][4]. A link here [5].")
+    assert result.summary == (
+        "First [comment:c3cc]. Second [post:p1aa] and [comment:c3cc]. "
+        "Third [post:p2bb][comment:c1aa]. A link here [comment:c2bb]."
+    )
     assert [(s.kind, s.id) for s in result.sources] == [
         ("comment", "c3cc"),
         ("thread", "p1aa"),
@@ -213,14 +231,15 @@ def test_summary_numbers_index_sources_in_first_citation_order() -> None:
         ("comment", "c1aa"),
         ("comment", "c2bb"),
     ]
-    for number in map(int, re.findall(r"\[(\d+)\]", result.summary)):
-        assert 1 <= number <= len(result.sources)
+    cited = re.findall(r"\[(post|comment):([^\]]+)\]", result.summary)
+    kinds = {"post": "thread", "comment": "comment"}
+    assert {(kinds[k], i) for k, i in cited} == {(s.kind, s.id) for s in result.sources}
     assert result.sources[0].url == C3
     assert result.sources[0].title == "Dagster after a year"
 
 
 def test_sources_follow_summary_then_gems_dissent_pivots_table() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="Only one [post:p2bb].",
         hidden_gems=[DraftClaim(text="g", cites=["c2bb"])],
         minority_report=[DraftClaim(text="d", cites=["c3cc"])],
@@ -232,25 +251,25 @@ def test_sources_follow_summary_then_gems_dissent_pivots_table() -> None:
 
 
 def test_brackets_that_are_not_citations_stay_text() -> None:
-    draft = SynthesisDraft(summary="[Edit] the docs [sic] say so [post:p1aa].")
+    draft = AnswerDraft(summary="[Edit] the docs [sic] say so [post:p1aa].")
     result = _run(draft)
-    assert result.summary == "[Edit] the docs [sic] say so [1]."
+    assert result.summary == "[Edit] the docs [sic] say so [post:p1aa]."
     assert result.removed_citations == []
 
 
 def test_engine_written_numbers_are_not_trusted() -> None:
-    result = _run(SynthesisDraft(summary="Claim [1]. Other [7, 8] [post:p1aa]."))
-    assert result.summary == "Claim. Other [1]."
-    assert result.removed_citations == ["1", "7", "8"]
+    result = _run(AnswerDraft(summary="Claim [1]. Other [7, 8] [post:p1aa]."))
+    assert result.summary == "Claim. Other [post:p1aa]."
+    assert result.removed_citations == ["[1]", "[7]", "[8]"]
 
 
 def test_stray_json_escapes_are_decoded() -> None:
-    result = _run(SynthesisDraft(summary="Line one\\n- it\\u2019s fine \\[post:p1aa\\]"))
-    assert result.summary == "Line one\n- it’s fine [1]"
+    result = _run(AnswerDraft(summary="Line one\\n- it\\u2019s fine \\[post:p1aa\\]"))
+    assert result.summary == "Line one\n- it’s fine [post:p1aa]"
 
 
 def test_inline_markers_in_claims_become_citations() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="s",
         hidden_gems=[DraftClaim(text="Set --max-batch 64 [comment:c2bb] [post:zzz].", cites=[])],
     )
@@ -261,7 +280,7 @@ def test_inline_markers_in_claims_become_citations() -> None:
 
 
 def test_claim_text_keeps_evidence_links_and_loses_foreign_ones() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="s",
         minority_report=[
             DraftClaim(text=f"Read {C1} and https://evil.example/a, then decide.", cites=[])
@@ -274,7 +293,7 @@ def test_claim_text_keeps_evidence_links_and_loses_foreign_ones() -> None:
 
 
 def test_claim_text_stays_plain_text() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="s",
         hidden_gems=[DraftClaim(text="<b>bold</b> & <script>x</script>", cites=["c1aa"])],
     )
@@ -285,7 +304,7 @@ def test_claim_text_stays_plain_text() -> None:
 
 
 def test_scores_votes_and_dates_come_from_the_evidence() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="s",
         hidden_gems=[DraftClaim(text="this has 9000 upvotes", cites=["c2bb", "c1aa"])],
         minority_report=[DraftClaim(text="dissent with 5000 votes", cites=["c3cc", "c2bb"])],
@@ -307,20 +326,20 @@ def test_scores_votes_and_dates_come_from_the_evidence() -> None:
 
 def test_pivot_without_dates_in_the_evidence_has_none() -> None:
     undated = _ct_thread("p9zz", "old", [])
-    index = EvidenceIndex.from_threads(
-        [undated.model_copy(update={"post": undated.post.model_copy(update={"created_at": None})})]
-    )
-    draft = SynthesisDraft(
+    threads = [
+        undated.model_copy(update={"post": undated.post.model_copy(update={"created_at": None})})
+    ]
+    draft = AnswerDraft(
         summary="s",
         pivot_alerts=[DraftPivot(from_option="A", to_option="B", text="t", cites=["p9zz"])],
     )
-    result = check_synthesis(draft, index, max_gems=1, max_dissent=1, summary_char_budget=500)
+    result = _run_over(threads, draft, budget=500)
     assert result.pivot_alerts[0].first_seen is None
     assert result.pivot_alerts[0].last_seen is None
 
 
 def test_caps_keep_the_first_claims_and_their_sources_only() -> None:
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary="s",
         hidden_gems=[
             DraftClaim(text="g1", cites=["c1aa"]),
@@ -341,23 +360,22 @@ def test_caps_keep_the_first_claims_and_their_sources_only() -> None:
 
 def test_summary_is_cut_at_a_sentence_within_the_budget() -> None:
     sentences = [f"Sentence number {n} is about Dagster [comment:c{n}]." for n in range(3)]
-    index = EvidenceIndex.from_threads(
-        [_ct_thread("p1aa", "t", [_ct_comment(f"c{n}", "p1aa") for n in range(3)])]
-    )
-    draft = SynthesisDraft(summary=" ".join(sentences))
-    full = check_synthesis(draft, index, max_gems=1, max_dissent=1, summary_char_budget=1000)
+    threads = [_ct_thread("p1aa", "t", [_ct_comment(f"c{n}", "p1aa") for n in range(3)])]
+    draft = AnswerDraft(summary=" ".join(sentences))
+    full = _run_over(threads, draft, budget=1000)
     assert full.summary.count("[") == 3
     budget = len(full.summary) - 5
-    cut = check_synthesis(draft, index, max_gems=1, max_dissent=1, summary_char_budget=budget)
+    cut = _run_over(threads, draft, budget=budget)
     assert cut.summary == (
-        "Sentence number 0 is about Dagster [1]. Sentence number 1 is about Dagster [2]."
+        "Sentence number 0 is about Dagster [comment:c0]. "
+        "Sentence number 1 is about Dagster [comment:c1]."
     )
     assert len(cut.summary) <= budget
     assert [s.id for s in cut.sources] == ["c0", "c1"]  # c2 was only cited in the cut part
 
 
 def test_a_single_overlong_sentence_is_cut_at_a_word() -> None:
-    draft = SynthesisDraft(summary="word " * 100 + "[post:p1aa]")
+    draft = AnswerDraft(summary="word " * 100 + "[post:p1aa]")
     result = _run(draft, budget=200)
     assert len(result.summary) <= 200
     assert result.summary.endswith("…")
@@ -381,7 +399,7 @@ def test_every_surviving_citation_is_evidence(
         f"Claim {n} {ref if ref.startswith(('http', '[')) else f'[{ref}]'}."
         for n, ref in enumerate(summary_refs)
     )
-    draft = SynthesisDraft(
+    draft = AnswerDraft(
         summary=summary,
         hidden_gems=[DraftClaim(text=f"gem {n}", cites=c) for n, c in enumerate(gems)],
     )

@@ -1,8 +1,7 @@
-"""run_summarizer with the scripted engine: grounding, injections, failures, thin evidence."""
+"""The one synthesis over a FetchResult (scripted engine): grounding, injections, failures."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 from collections.abc import Callable
@@ -17,8 +16,8 @@ from crowdsift.log import configure_logging
 from crowdsift.models import FetchResult, Post
 from crowdsift.summarizer.config import SummarizerConfig
 from crowdsift.summarizer.models import SummarizeResult
-from crowdsift.summarizer.orchestrator import run_summarizer
-from crowdsift.summarizer.task import SummarizeTask
+from crowdsift.summarizer.task import AnswerTask
+from tests.support.answers import summarize_fetch
 
 BAT1 = "https://www.reddit.com/r/gadgets/comments/bat1/some_title/"
 GOOD_DRAFT = {
@@ -30,7 +29,7 @@ GOOD_DRAFT = {
 
 
 def summarize(fetched: FetchResult, engine: ScriptedEngine, **kwargs: Any) -> SummarizeResult:
-    return asyncio.run(run_summarizer(fetched, engine=engine, **kwargs))
+    return summarize_fetch(fetched, engine=engine, **kwargs)
 
 
 def test_a_grounded_reply_is_ok(recorder_fetch: FetchResult) -> None:
@@ -40,7 +39,7 @@ def test_a_grounded_reply_is_ok(recorder_fetch: FetchResult) -> None:
     assert result.engine == "scripted" and result.prompt_version == "v1"
     assert [s.post_id for s in result.sources] == ["bat1", "app2"]
     [task] = engine.requests
-    assert isinstance(task, SummarizeTask)
+    assert isinstance(task, AnswerTask)
     assert [p.post_id for p in task.request.post_payloads] == ["bat1", "app2", "aud3"]
 
 
@@ -112,7 +111,7 @@ def test_output_of_the_wrong_shape_and_transport_failures_are_errors(
     recorder_fetch: FetchResult,
 ) -> None:
     wrong = summarize(recorder_fetch, ScriptedEngine([{"answer": "42"}]))
-    assert wrong.status == "error" and "SummaryDraft" in (wrong.reason or "")
+    assert wrong.status == "error" and "AnswerDraft" in (wrong.reason or "")
     down = summarize(
         recorder_fetch,
         ScriptedEngine([EngineTransportError("endpoint returned 503", status=503, url="u")]),

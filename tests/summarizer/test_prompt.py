@@ -11,10 +11,10 @@ from crowdsift.engines.base import FENCE_NOTE
 from crowdsift.errors import ConfigError, EngineOutputError
 from crowdsift.models import FetchResult, Post
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
-from crowdsift.summarizer.models import SummarizeRequest, SummaryDraft
+from crowdsift.summarizer.models import AnswerDraft, SummarizeRequest
 from crowdsift.summarizer.prompt import PROMPT_VERSIONS, build_messages
 from crowdsift.summarizer.selector import select_evidence
-from crowdsift.summarizer.task import SummarizeTask
+from crowdsift.summarizer.task import AnswerTask
 
 CONFIG = SummarizerConfig(summary_char_budget=777, max_highlights=4, max_cautions=2)
 
@@ -25,16 +25,19 @@ def test_system_message_states_role_rules_limits_and_fence_note(
     system, _user = build_messages(recorder_request, CONFIG)
     assert system.role == "system"
     text = system.content
-    assert "research assistant" in text and "Reddit" in text
+    assert "Staff Engineer" in text and "Reddit" in text
     assert "Discuss only the evidence" in text
-    assert "[post:ID]" in text
+    assert "[post:ID]" in text and "[comment:ID]" in text
     assert "thin" in text and "conflicting" in text
     assert "step-by-step" in text and "professional" in text
     assert FENCE_NOTE in text
     assert "at most 777 characters" in text
     assert "at most 4 one-sentence takeaways" in text
     assert "at most 2 risks" in text
-    assert '"sources": [{"post_id": str, "url": str}]' in text
+    assert '"sources": one entry per post you used' in text
+    for section in ("hidden_gems", "minority_report", "pivot_alerts", "comparison_table"):
+        assert f'"{section}"' in text
+    assert "leave it empty; the question compares no options" in text
 
 
 def test_user_message_has_the_question_the_citable_urls_and_every_post_fenced(
@@ -48,12 +51,12 @@ def test_user_message_has_the_question_the_citable_urls_and_every_post_fenced(
     for post in recorder_request.post_payloads:
         assert f"- post:{post.post_id} {post.url}" in before_evidence  # trusted, outside fences
         block = _fenced_block(text, post.post_id)
-        assert f"subreddit: r/{post.subreddit}" in block
-        assert f"karma: {post.post_karma}" in block
+        assert f"[post:{post.post_id}] r/{post.subreddit} · score {post.post_karma}" in block
         assert f"title: {post.title}" in block
         assert post.body_excerpt in block
-        for excerpt in post.top_comment_excerpts:
-            assert f"- {excerpt}" in block
+        for comment in post.comments:
+            assert f"[comment:{comment.comment_id}] depth {comment.depth}" in block
+            assert f"\n{comment.excerpt}" in block
     assert text.count("</evidence>") == len(recorder_request.post_payloads)
 
 
@@ -81,13 +84,13 @@ def test_version_travels_on_the_task_and_unknown_versions_are_refused(
     recorder_request: SummarizeRequest,
 ) -> None:
     assert "v1" in PROMPT_VERSIONS
-    task = SummarizeTask(recorder_request, CONFIG)
+    task = AnswerTask(recorder_request, CONFIG)
     assert task.prompt_version == "v1"
     assert task.phase == "synthesis"
-    assert task.output_model is SummaryDraft
+    assert task.output_model is AnswerDraft
     assert task.messages() == build_messages(recorder_request, CONFIG)
     unknown = recorder_request.model_copy(update={"prompt_version": "v0-nope"})
-    assert SummarizeTask(unknown, CONFIG).prompt_version == "v0-nope"
+    assert AnswerTask(unknown, CONFIG).prompt_version == "v0-nope"
     with pytest.raises(ConfigError, match=r"v0-nope.*known versions: v1"):
         build_messages(unknown, CONFIG)
 
@@ -95,10 +98,10 @@ def test_version_travels_on_the_task_and_unknown_versions_are_refused(
 def test_task_parse_accepts_bare_source_ids_and_rejects_other_shapes(
     recorder_request: SummarizeRequest,
 ) -> None:
-    task = SummarizeTask(recorder_request, CONFIG)
+    task = AnswerTask(recorder_request, CONFIG)
     draft = task.parse({"summary": "s", "sources": ["bat1", {"post_id": "app2", "url": "u"}]})
     assert [(s.post_id, s.url) for s in draft.sources] == [("bat1", None), ("app2", "u")]
-    with pytest.raises(EngineOutputError, match="SummaryDraft"):
+    with pytest.raises(EngineOutputError, match="AnswerDraft"):
         task.parse({"highlights": ["no summary at all"]})
 
 

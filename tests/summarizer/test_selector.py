@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from crowdsift.models import FetchResult, Post
 from crowdsift.summarizer.config import SelectorConfig
-from crowdsift.summarizer.selector import select_evidence, truncate_words
+from crowdsift.summarizer.selector import select_evidence
+from crowdsift.text import truncate_words
 
 MakePost = Callable[..., Post]
 

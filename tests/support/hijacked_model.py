@@ -1,4 +1,4 @@
-"""A model that obeys the injections: the other half of ``crowdsift.testing.injection``.
+"""A model that obeys the injections: the other half of ``tests.support.injection``.
 
 ``HijackedModel`` is a ``ChatCompletionsServer`` responder that answers every task with
 schema-valid JSON citing invented ids, pointing at ``EVIL_URL``, naming sources outside the
@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from crowdsift.testing.injection import (
+from tests.support.injection import (
     EVIL_HOST,
     EVIL_URL,
     EXPERT,
@@ -64,7 +64,10 @@ _POISON = (
 
 def _gate(body: dict[str, Any]) -> Reply:
     count = _count(r"exactly (\d+) booleans", _text(body, "system"))
-    return {"relevant": [True] * count, "sources": [{"url": EVIL_URL}], "note": _POISON}
+    return {  # keep everything, and score it all as a perfect answer
+        "relevant": [True] * count, "scores": [1.0] * count,
+        "sources": [{"url": EVIL_URL}], "note": _POISON,
+    }  # fmt: skip
 
 
 def _formulate(body: dict[str, Any]) -> Reply:
@@ -77,23 +80,25 @@ def _formulate(body: dict[str, Any]) -> Reply:
     }
 
 
-def _plan(body: dict[str, Any]) -> Reply:
-    return {"search_terms": ["plaud note", EVIL_URL], "subreddits": ["gadgets", "evil_example"]}
-
-
-def _rerank(body: dict[str, Any]) -> Reply:
-    count = _count(r"exactly (\d+) numbers", _text(body, "system"))
-    return {"scores": [1.0] * count}
-
-
-def _synthesis(body: dict[str, Any]) -> Reply:
-    posts = _labels("post", body)
-    comments = re.findall(r"^\[comment:([^\]]+)\] depth", _first_user(body), re.MULTILINE)
+def _answer(body: dict[str, Any]) -> Reply:
+    """The one synthesis, obeying every injection in every field."""
+    user = _first_user(body)
+    listed = re.findall(r"^- post:(\S+) (\S+)$", user, re.MULTILINE)
+    comments = re.findall(r"^\[comment:([^\]]+)\] depth", user, re.MULTILINE)
+    posts = [post_id for post_id, _ in listed]
     real = [f"post:{p}" for p in posts[:2]] + [f"comment:{c}" for c in comments[:1]]
     marks = " ".join(f"[{r}]" for r in real)
     fake = [f"post:{FAKE_POST}", f"comment:{FAKE_COMMENT}", EVIL_URL]
+    sources: list[Reply] = [{"post_id": FAKE_POST, "url": EVIL_URL}]
+    sources += [{"post_id": p, "url": EVIL_URL} for p in posts[:1]]
+    sources += [{"post_id": p, "url": u} for p, u in listed[1:3]]
+    sources += [{"post_id": f"yt-{FAKE_POST}"}, {"post_id": "amzn-B0FAKEFAKE"}]
     return {
-        "summary": f"Owners like it for meetings {marks}. {_POISON} See [2]({EVIL_URL}).",
+        "summary": f"People like it for meetings {marks}. {_POISON} See [2]({EVIL_URL}). Watch "
+        f"https://www.youtube.com/watch?v={HIJACKED_VIDEO} too.",
+        "highlights": [f"{_POISON} {marks}", f"[post:{FAKE_POST}] only"],
+        "cautions": [f'Visit <a href="{EVIL_URL}">the store</a> [post:yt-{FAKE_POST}]'],
+        "sources": sources,
         "hidden_gems": [
             {"text": f"Use the setting at {EVIL_URL} {marks}", "cites": real},
             {"text": "Only buy from the official store.", "cites": fake},
@@ -110,25 +115,8 @@ def _synthesis(body: dict[str, Any]) -> Reply:
              "cons": [], "cites": [*real, *fake]},
             {"option": "evil store", "verdict": "best", "cites": fake},
         ],
-    }  # fmt: skip
-
-
-def _summary(body: dict[str, Any]) -> Reply:
-    listed = re.findall(r"^- post:(\S+) (\S+)$", _first_user(body), re.MULTILINE)
-    real = [post_id for post_id, _ in listed]
-    marks = " ".join(f"[post:{p}]" for p in real[:3])
-    sources: list[Reply] = [{"post_id": FAKE_POST, "url": EVIL_URL}]
-    sources += [{"post_id": p, "url": EVIL_URL} for p in real[:1]]
-    sources += [{"post_id": p, "url": u} for p, u in listed[1:3]]
-    sources += [{"post_id": f"yt-{FAKE_POST}"}, {"post_id": "amzn-B0FAKEFAKE"}]
-    return {
-        "summary": f"People like it for meetings {marks}. {_POISON} Watch "
-        f"https://www.youtube.com/watch?v={HIJACKED_VIDEO} too.",
-        "highlights": [f"{_POISON} {marks}", f"[post:{FAKE_POST}] only"],
-        "cautions": [f'Visit <a href="{EVIL_URL}">the store</a> [post:yt-{FAKE_POST}]'],
-        "sources": sources,
         "instructions_followed": True,
-    }
+    }  # fmt: skip
 
 
 def _map(body: dict[str, Any]) -> Reply:
@@ -205,10 +193,7 @@ class HijackedModel:
         self._replies: dict[str, Callable[[dict[str, Any]], Reply]] = {
             "RelevanceVerdicts": _gate,
             "FormulationDraft": _formulate,
-            "PlanDraft": _plan,
-            "RelevanceScores": _rerank,
-            "SynthesisDraft": _synthesis,
-            "SummaryDraft": _summary,
+            "AnswerDraft": _answer,
             "MapVerdicts": _map,
             "MediumScores": _medium,
             "ReduceDraft": _reduce,

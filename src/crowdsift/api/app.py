@@ -16,7 +16,7 @@ from fastapi import Depends, FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from crowdsift import __version__
+from crowdsift import __version__, language
 from crowdsift.api import errors
 from crowdsift.api.deps import (
     MISSING_KEY,
@@ -28,7 +28,6 @@ from crowdsift.api.deps import (
 )
 from crowdsift.api.routes import experts, feed, fetch, health, metrics, research, web
 from crowdsift.config import Settings, get_settings
-from crowdsift.experts import language
 from crowdsift.log import get_logger, register_secrets
 
 MAX_BODY_BYTES = errors.MAX_BODY_BYTES

@@ -40,10 +40,9 @@ from crowdsift.engines.base import (
 from crowdsift.engines.embedding import Embedder
 from crowdsift.errors import EngineError, EngineOutputError
 from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.language import content_words
 from crowdsift.experts.models import DriftGroup, ExpertComment, ExpertStore
 from crowdsift.log import get_logger
-from crowdsift.summarizer.selector import truncate_words
+from crowdsift.text import content_words, truncate_words
 
 log = get_logger(__name__)
 

@@ -48,9 +48,9 @@ from crowdsift.engines.base import (
 from crowdsift.engines.embedding import Embedder, Vectors
 from crowdsift.errors import CrowdsiftError, EngineError
 from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.language import content_words
 from crowdsift.experts.models import DriftGroup, ExpertComment, ExpertPost, ExpertStore
 from crowdsift.log import get_logger
+from crowdsift.text import content_words
 
 log = get_logger(__name__)
 

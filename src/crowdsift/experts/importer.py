@@ -24,7 +24,6 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from crowdsift.experts.language import UNDETERMINED, detect_language
 from crowdsift.experts.models import EXPERT_ID_RE, Expert, ExpertComment, ExpertPost, PostLink
 from crowdsift.experts.telegram import (
     CHANNEL_TYPES,
@@ -37,6 +36,7 @@ from crowdsift.experts.telegram import (
     parse_chat,
     thread_discussion,
 )
+from crowdsift.language import UNDETERMINED, detect_language
 from crowdsift.log import get_logger
 
 log = get_logger(__name__)

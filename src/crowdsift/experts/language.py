@@ -18,14 +18,12 @@ code are removed first: they are not prose and would pull every text towards Eng
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, ClassVar
 
-from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 from pydantic import BaseModel, Field
 
+from crowdsift.citations import cited_ids
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,
@@ -37,129 +35,20 @@ from crowdsift.engines.base import (
     fence,
 )
 from crowdsift.errors import EngineError
+from crowdsift.language import UNDETERMINED as UNDETERMINED
+from crowdsift.language import URL_IN_PROSE
+from crowdsift.language import detect_language as detect_language
+from crowdsift.language import prose_of as prose_of
+from crowdsift.language import warm_up as warm_up
 from crowdsift.log import get_logger
-from crowdsift.summarizer.grounding import url_key
-from crowdsift.text import tokenize
+from crowdsift.text import language_name, url_key
 
 log = get_logger(__name__)
-
-UNDETERMINED = "und"
-LANGUAGES: tuple[Language, ...] = (
-    Language.ENGLISH,
-    Language.RUSSIAN,
-    Language.GERMAN,
-    Language.FRENCH,
-    Language.SPANISH,
-    Language.UKRAINIAN,
-)
-LANGUAGE_NAMES: dict[str, str] = {
-    "en": "English",
-    "ru": "Russian",
-    "de": "German",
-    "fr": "French",
-    "es": "Spanish",
-    "uk": "Ukrainian",
-}
-MIN_LETTERS = 4
-"""Fewer letters than this (after markers, URLs and code are removed) is ``und``."""
-MIN_RELATIVE_DISTANCE = 0.1
-"""lingua answers None (→ ``und``) when the two best languages are closer than this."""
-DETECT_CHARS = 2000
-"""Only the start of a long answer is read: its language does not change halfway."""
-
-_MARKER = re.compile(r"\[post:([^\]\s]+)\]", re.IGNORECASE)
-_CODE_BLOCK = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
-_URL = re.compile(r"https?://\S+|www\.\S+|t\.me/\S+", re.IGNORECASE)
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-_WARM_UP_SAMPLES = (
-    "which recorder keeps its battery longest",
-    "какой диктофон дольше держит заряд",
-)
-
-
-@lru_cache(maxsize=1)
-def _detector() -> LanguageDetector:
-    """Built once, on first use (never at import); language models load lazily inside."""
-    return (
-        LanguageDetectorBuilder.from_languages(*LANGUAGES)
-        .with_minimum_relative_distance(MIN_RELATIVE_DISTANCE)
-        .build()
-    )
-
-
-def warm_up() -> float:
-    """Build the detector and load every language model now; the seconds it took.
-
-    The first detections load lingua's models (about 190 MB, 1–3 s holding the GIL). In the
-    service that happened inside the first research job and stalled every request in flight,
-    so ``crowdsift serve`` calls this at startup, before it accepts connections.
-    """
-    started = time.perf_counter()
-    for sample in _WARM_UP_SAMPLES:  # one per script: each loads that script's models
-        detect_language(sample)
-    return time.perf_counter() - started
-
-
-def prose_of(text: str) -> str:
-    """``text`` without ``[post:ID]`` markers, URLs and code: what a reader reads as language."""
-    text = _CODE_BLOCK.sub(" ", text)
-    text = _INLINE_CODE.sub(" ", text)
-    text = _URL.sub(" ", text)
-    text = _MARKER.sub(" ", text)
-    return " ".join(text.split())
-
-
-def detect_language(text: str) -> str:
-    """ISO 639-1 code of ``text`` ("en", "ru", ...), or "und" when there is too little to tell.
-
-    A single Latin-script word ("Proxmox") is ``und``: product names carry no language, and
-    lingua would guess one. Cyrillic words are told apart by script, so one is enough.
-    """
-    prose = prose_of(text[: DETECT_CHARS * 2])[:DETECT_CHARS]
-    letters = sum(ch.isalpha() for ch in prose)
-    if letters < MIN_LETTERS:
-        return UNDETERMINED
-    if not _CYRILLIC.search(prose) and len(_LATIN_WORD.findall(prose)) < 2:
-        return UNDETERMINED
-    language = _detector().detect_language_of(prose)
-    if language is None:
-        return UNDETERMINED
-    return language.iso_code_639_1.name.lower()
-
-
-_STOPWORD_TEXT = """
-    a about after all also an and any are as at be because been but by can could did do does
-    for from get got had has have how i if in into is it its just like me more most my no not
-    now of on one only or other our out so some than that the their them then there these they
-    this to too up us very was we were what when where which who why will with would you your
-    и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее
-    мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был
-    него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть надо ней
-    для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того
-    потому этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем
-    всех никогда можно при наконец два об другой хоть после над больше тот через эти нас про всего
-    них какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя
-    такой им более всегда конечно всю между это как-то
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-"""English and Russian function words: never keywords, never lexical evidence."""
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-case words of ``text`` that carry meaning: 3+ characters, not stopwords."""
-    return [w for w in tokenize(text) if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
-
-
-def language_name(code: str) -> str:
-    """A language's English name for prompts; the code itself when we have no name."""
-    return LANGUAGE_NAMES.get(code, code)
 
 
 def markers_of(text: str) -> set[str]:
     """The post ids cited as ``[post:ID]`` in ``text``."""
-    return set(_MARKER.findall(text))
+    return set(cited_ids(text))
 
 
 class Translation(BaseModel):
@@ -292,5 +181,5 @@ _REFERENCE = re.compile(r"\[\s*(?:comment\s*:|t[13]_)[^\]\n]*\]|\[\d{1,3}\]", re
 def references_of(text: str) -> set[str]:
     """What a reader could follow out of ``text`` besides ``[post:ID]``: links (compared
     loosely), ``[comment:ID]`` and numbered ``[n]`` markers."""
-    links = {url_key(u.rstrip(".,;:!?)'\"…")) for u in _URL.findall(text)}
+    links = {url_key(u.rstrip(".,;:!?)'\"…")) for u in URL_IN_PROSE.findall(text)}
     return links | {m.lower() for m in _REFERENCE.findall(text)}

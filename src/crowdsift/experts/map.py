@@ -63,41 +63,15 @@ from crowdsift.errors import (
 from crowdsift.experts.config import ExpertsConfig
 from crowdsift.experts.models import ExpertPost, Relevance, ScoredPost
 from crowdsift.log import get_logger
-from crowdsift.summarizer.selector import truncate_words
-from crowdsift.text import tokenize
+from crowdsift.text import blend_weights, content_terms, truncate_words
 
 log = get_logger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
-W_SIMILARITY, W_LEXICAL = 0.75, 0.25
-W_SIMILARITY_NON_LATIN, W_LEXICAL_NON_LATIN = 0.35, 0.65
-_LATIN = re.compile(r"[A-Za-z]")
-_OTHER_LETTER = re.compile(r"[^\W\d_A-Za-z]")
 _RATE_LIMIT_TEXT = re.compile(
     r"quota|rate[ _-]?limit|resource[ _]exhausted|too many requests", re.IGNORECASE
 )
-_STOPWORD_TEXT = """
-    a an and are as at be but by can do does for from get has have how i if in is it its me my
-    of on or so that the this to was what when where which who why will with would you your use
-    about any should could there their they them than then also just like more most some into
-    и в во не что на я с со как а то все так но да к у же вы за бы по только ее мне было вот от
-    еще нет о из ли если уже или для мы чем без это эти этот какой какие как про при можно
-    какую какая каких какое который которые стоит нужно почему зачем сколько чтобы где когда
-"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _RELEVANCE = {mark.value: mark for mark in Relevance}
-STEM_CHARS = 5
-"""Words compare by their first five letters: "models" ~ "model", "модели" ~ "модель"."""
-
-
-def content_terms(text: str) -> set[str]:
-    """Lower-case content words of ``text`` (no stop words, no 1–2 letter words), stemmed by
-    prefix. Crude, language-agnostic, and enough for a lexical anchor next to embeddings."""
-    return {
-        token[:STEM_CHARS]
-        for token in tokenize(text)
-        if len(token) > 2 and token not in _STOPWORDS and not token.isdigit()
-    }
 
 
 def local_scores(question: str, texts: Sequence[str], embedder: Embedder) -> list[float]:
@@ -113,13 +87,6 @@ def local_scores(question: str, texts: Sequence[str], embedder: Embedder) -> lis
         lexical = len(terms & content_terms(text)) / len(terms) if terms else 0.0
         scores.append(round(w_sim * float(sim) + w_lex * lexical, 4))
     return scores
-
-
-def blend_weights(question: str) -> tuple[float, float]:
-    """(cosine weight, word-overlap weight): overlap counts more for non-Latin questions."""
-    if len(_OTHER_LETTER.findall(question)) > len(_LATIN.findall(question)):
-        return W_SIMILARITY_NON_LATIN, W_LEXICAL_NON_LATIN
-    return W_SIMILARITY, W_LEXICAL
 
 
 def is_rate_limit(exc: BaseException) -> bool:

@@ -30,7 +30,7 @@ from crowdsift.experts.config import ExpertsConfig
 from crowdsift.experts.map import local_scores, posts_message
 from crowdsift.experts.models import ExpertPost, ScoredPost
 from crowdsift.log import get_logger
-from crowdsift.summarizer.selector import truncate_words
+from crowdsift.text import truncate_words
 
 log = get_logger(__name__)
 

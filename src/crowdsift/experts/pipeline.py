@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from crowdsift.engines.base import Engine, Usage
 from crowdsift.errors import CrowdsiftError
@@ -34,16 +34,13 @@ from crowdsift.experts.reduce import run_reduce
 from crowdsift.experts.resolve import resolve
 from crowdsift.experts.synthesis import synthesize_comments
 from crowdsift.log import get_logger
+from crowdsift.text import utc_now
 from crowdsift.tracing import ITEMS_IN, ITEMS_OUT, STATUS, Attributes, observe, record_span
 
 log = get_logger(__name__)
 Clock = Callable[[], datetime]
 Sleep = Callable[[float], Awaitable[None]]
 EXCERPT_CHARS = 240
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class _Timer:

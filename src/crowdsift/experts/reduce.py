@@ -29,20 +29,21 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from crowdsift.citations import remove_foreign, strip_quoted_citations
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 from crowdsift.engines.embedding import Embedder
 from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.map import blend_weights, content_terms
 from crowdsift.experts.models import RELEVANCE_ORDER, Expert, Relevance, ScoredPost
 from crowdsift.log import get_logger
-from crowdsift.summarizer.extractive import (
-    MIN_SENTENCE_CHARS,
-    mmr_select,
+from crowdsift.summarizer.extractive import MIN_SENTENCE_CHARS, mmr_select
+from crowdsift.text import (
+    blend_weights,
+    content_terms,
+    sanitize_escapes,
     split_sentences,
-    strip_citations,
+    truncate_words,
+    url_key,
 )
-from crowdsift.summarizer.grounding import remove_foreign, url_key
-from crowdsift.summarizer.selector import truncate_words
 
 log = get_logger(__name__)
 
@@ -71,40 +72,6 @@ def order_context(posts: Sequence[ScoredPost], limit: int) -> list[ScoredPost]:
 
 
 # --- sanitising and citation checks (pure) -----------------------------------------------
-
-_ESCAPE = re.compile(
-    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))?",
-    re.DOTALL,
-)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "", "f": "", "\\": "\\"}
-
-
-def sanitize_escapes(text: str) -> str:
-    """Decode JSON escape sequences a model left as literal text; drop stray backslashes.
-
-    ``\\n``, ``\\t``, ``\\r\\n`` become real line breaks and tabs, ``\\"``, ``\\'``, ``\\/``
-    their characters, ``\\u00e9`` (and surrogate pairs such as ``\\ud83d\\ude00``) the
-    character, ``\\\\`` one backslash — what decoding the JSON string once would give. Any other
-    backslash is stray and removed (``\\[post:1\\]`` → ``[post:1]``); a lone surrogate is
-    dropped; ``\\b`` and ``\\f`` (control characters no reader wants) are dropped.
-    """
-    if "\\" not in text:
-        return text
-
-    def decode(match: re.Match[str]) -> str:
-        high, low, code, other = match.groups()
-        if high is not None:
-            pair = (int(high, 16) - 0xD800) * 0x400 + (int(low, 16) - 0xDC00) + 0x10000
-            return chr(pair)
-        if code is not None:
-            value = int(code, 16)
-            return "" if 0xD800 <= value <= 0xDFFF else chr(value)
-        if other is None:  # a backslash at the very end
-            return ""
-        return _SIMPLE_ESCAPES.get(other, other)
-
-    decoded = _ESCAPE.sub(decode, text)
-    return decoded.replace("\r\n", "\n").replace("\r", "\n")
 
 
 _MARKER = r"\[\s*post\s*:[^\]\n]*\]"
@@ -271,7 +238,7 @@ def _sentences(posts: Sequence[ScoredPost]) -> list[_Sentence]:
     found: list[_Sentence] = []
     for scored in posts:
         for line in scored.post.text.splitlines():
-            for sentence in split_sentences(strip_citations(line.strip())):
+            for sentence in split_sentences(strip_quoted_citations(line.strip())):
                 key = " ".join(sentence.lower().split())
                 if (
                     len(sentence) < MIN_SENTENCE_CHARS

@@ -27,6 +27,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from crowdsift.citations import remove_foreign, strip_quoted_citations
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,
@@ -40,12 +41,9 @@ from crowdsift.engines.base import (
 from crowdsift.errors import EngineError
 from crowdsift.experts.comments import CommentGroups, relevance_scores
 from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.language import language_name
 from crowdsift.experts.models import CommentSection, ExpertComment
 from crowdsift.log import get_logger
-from crowdsift.summarizer.extractive import strip_citations
-from crowdsift.summarizer.grounding import remove_foreign
-from crowdsift.summarizer.selector import truncate_words
+from crowdsift.text import language_name, truncate_words
 
 log = get_logger(__name__)
 
@@ -195,9 +193,9 @@ def extract_sections(
         lines = [leads[lead]]
         for i in order[:items]:
             comment = comments[i]
-            quote = strip_citations(comment.text)  # the citation is ours, added below
+            quote = strip_quoted_citations(comment.text)  # the citation is ours, added below
             excerpt = truncate_words(" ".join(quote.split()), excerpt_chars)
-            author = strip_citations(comment.author)  # a display name is anyone's to choose
+            author = strip_quoted_citations(comment.author)  # a display name is anyone's to choose
             lines.append(f"- {author}: “{excerpt}” [comment:{comment.comment_id}]")
         texts[kind] = "\n".join(lines)
     return SectionTexts.model_validate(texts)

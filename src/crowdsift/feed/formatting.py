@@ -14,12 +14,13 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from crowdsift.citations import ID
 from crowdsift.engines.base import fence
 from crowdsift.models import Post
 
 EXCERPT_CHARS = 280
-_HEADER = re.compile(r"^(\d+)\. \[post:([^\]\s]+)\] r/(\S*) · (-?\d+) karma$")
-_FENCE_OPEN = re.compile(r'^<evidence id="post:([^"]+)">$')
+_HEADER = re.compile(rf"^(\d+)\. \[post:({ID})\] r/(\S*) · (-?\d+) karma$")
+_FENCE_OPEN = re.compile(rf'^<evidence id="post:({ID})">$')
 _FENCE_CLOSE = "</evidence>"
 
 

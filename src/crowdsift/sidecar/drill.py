@@ -16,7 +16,7 @@ from datetime import datetime
 
 from crowdsift.errors import AuthError, ConfigError, SourceError
 from crowdsift.log import get_logger
-from crowdsift.models import Comment
+from crowdsift.models import Candidate, Comment
 from crowdsift.reddit.filtering import (
     FilterConfig,
     as_int,
@@ -27,7 +27,7 @@ from crowdsift.reddit.filtering import (
 )
 from crowdsift.reddit.permalink import comment_permalink
 from crowdsift.reddit.sources.base import RawThing, RedditSource
-from crowdsift.sidecar.models import Candidate, DrilledThread, RankedPost, ThreadComment
+from crowdsift.sidecar.models import DrilledThread, RankedPost, ThreadComment
 from crowdsift.sidecar.runner import SourceRunner
 
 log = get_logger(__name__)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 from crowdsift.errors import EngineError, PlanError
-from crowdsift.experts.language import content_words, detect_language
+from crowdsift.language import detect_language
 from crowdsift.log import get_logger
 from crowdsift.models import normalise_subreddit
 from crowdsift.planner import SubredditProfile, closest_subreddits, key_phrases
@@ -39,6 +39,7 @@ from crowdsift.sidecar.intent import (
     time_filter_for,
 )
 from crowdsift.sidecar.models import FormulationDraft, Intent, QueryAnalysis
+from crowdsift.text import content_words
 
 log = get_logger(__name__)
 

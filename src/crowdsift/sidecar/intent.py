@@ -17,8 +17,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from crowdsift.config import TimeFilter
-from crowdsift.planner import STOPWORDS
 from crowdsift.sidecar.models import AIMode, Intent, Temporal
+from crowdsift.text import STOPWORDS
 
 # --- intent --------------------------------------------------------------------------------------
 

@@ -1,13 +1,13 @@
 """The models the Reddit sidecar (seed 001, phase 8) passes between its stages.
 
-formulate → ``QueryAnalysis`` · scout → ``ScoutQuery`` → ``Candidate`` · dedupe → fewer
-``Candidate`` · rerank → ``RankedPost`` · drill → ``DrilledThread`` (``ThreadComment``) ·
-synthesis → ``SynthesisDraft`` (engine output, ids only) → checked in code → ``SidecarSynthesis``
-(permalinks only) · all of it → ``RedditResponse``.
+formulate → ``QueryAnalysis`` → ``SearchPlan`` of ``PlanQuery`` · fetcher → ``Candidate`` (both
+in ``crowdsift.models``) · gate + rerank → ``RankedPost`` · drill → ``DrilledThread`` ·
+the one synthesis (``crowdsift.summarizer``: engine output ``AnswerDraft``, ids only) →
+checked in code → ``SidecarSynthesis`` · all of it → ``RedditResponse``.
 
 Engines cite evidence by short ids (``[post:ID]``, ``[comment:ID]``) because models copy ids far
 more reliably than long URLs; code maps ids to permalinks and drops every id that is not in the
-drilled evidence (see ``crowdsift.sidecar.citations``).
+evidence (see ``crowdsift.summarizer.grounding``).
 """
 
 from __future__ import annotations
@@ -16,17 +16,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crowdsift.config import SearchSort, TimeFilter
+from crowdsift.config import TimeFilter
 from crowdsift.engines.base import Usage
-from crowdsift.models import AwareDatetime, Post
+from crowdsift.models import AwareDatetime, PlanQuery, Post, Strategy
 
 Intent = Literal["how_to", "comparison", "troubleshooting", "general"]
 AIMode = Literal["building_ai", "using_ai", "none"]
 Temporal = Literal["fast_moving", "evergreen"]
-Strategy = Literal["targeted", "ai_intent", "sniper", "timeless"]
 SidecarStatus = Literal["ok", "partial", "no_results", "failed"]
-
-STRATEGIES: tuple[Strategy, ...] = ("targeted", "ai_intent", "sniper", "timeless")
 
 
 class _Model(BaseModel):
@@ -71,48 +68,7 @@ class QueryAnalysis(_Model):
     compared: list[str] = Field(default_factory=list)
 
 
-# --- Phase 1: scout ----------------------------------------------------------------------------
-
-
-class ScoutQuery(_Model):
-    """One search a strategy asks for, across ``subreddits`` (executed per source's abilities)."""
-
-    strategy: Strategy
-    term: str = Field(min_length=1)
-    subreddits: list[str] = Field(min_length=1)
-    sort: SearchSort = "relevance"
-    time_filter: TimeFilter = "all"
-    limit: int = Field(25, ge=1, le=100)
-
-
-class Candidate(_Model):
-    """A screened post the scout found, with every strategy that found it.
-
-    ``post`` has no comments yet (the drill adds them for the top posts only).
-    """
-
-    post: Post
-    strategies: list[Strategy] = Field(min_length=1)
-    link_url: str | None = Field(
-        None, description="the external URL a link post points to (None for self posts)"
-    )
-    duplicates: list[str] = Field(
-        default_factory=list, description="ids of cross-posts/reposts folded into this one"
-    )
-
-    @property
-    def engagement(self) -> int:
-        """Raw engagement: votes plus comments (never negative)."""
-        return max(self.post.post_karma, 0) + max(self.post.num_comments, 0)
-
-
 # --- Phase 3: rerank ---------------------------------------------------------------------------
-
-
-class RelevanceScores(_Model):
-    """The rerank engine's output: one 0.0–1.0 relevance per candidate, in input order."""
-
-    scores: list[float]
 
 
 class RankedPost(_Model):
@@ -182,16 +138,6 @@ class DraftRow(_Model):
     cites: list[str] = Field(default_factory=list)
 
 
-class SynthesisDraft(_Model):
-    """The staff-engineer synthesis as an engine writes it (checked before anyone sees it)."""
-
-    summary: str = Field(description="the answer; cite evidence inline as [post:ID]/[comment:ID]")
-    hidden_gems: list[DraftClaim] = Field(default_factory=list)
-    minority_report: list[DraftClaim] = Field(default_factory=list)
-    pivot_alerts: list[DraftPivot] = Field(default_factory=list)
-    comparison_table: list[DraftRow] = Field(default_factory=list)
-
-
 # --- Phase 4: synthesis (checked, permalinks only) ---------------------------------------------
 
 
@@ -231,7 +177,7 @@ class ComparisonRow(_Model):
 
 
 class SidecarSource(_Model):
-    """A permalink the synthesis cites."""
+    """An evidence item the answer cites: a thread (or video, product) or a comment."""
 
     kind: Literal["thread", "comment"]
     id: str
@@ -240,14 +186,18 @@ class SidecarSource(_Model):
 
 
 class SidecarSynthesis(_Model):
-    """The checked synthesis: every claim cites at least one drilled permalink."""
+    """The staff-engineer sections of the one checked answer: every claim cites evidence."""
 
-    summary: str = Field(description="the answer; citations are [n] indexes into ``sources``")
+    summary: str = Field(
+        description="the same text as SummarizeResult.summary, citing [post:ID]/[comment:ID]"
+    )
     hidden_gems: list[HiddenGem] = Field(default_factory=list)
     minority_report: list[MinorityReport] = Field(default_factory=list)
     pivot_alerts: list[PivotAlert] = Field(default_factory=list)
     comparison_table: list[ComparisonRow] = Field(default_factory=list)
-    sources: list[SidecarSource] = Field(default_factory=list)
+    sources: list[SidecarSource] = Field(
+        default_factory=list, description="every item any part cites, in first-citation order"
+    )
     removed_citations: list[str] = Field(
         default_factory=list, description="ids the engine cited that are not in the evidence"
     )
@@ -264,7 +214,7 @@ class RedditResponse(_Model):
     engine: str = Field(description='"local" (extractive, not an LLM), "openai" or "scripted"')
     source: str
     analysis: QueryAnalysis | None = None
-    queries: list[ScoutQuery] = Field(default_factory=list)
+    queries: list[PlanQuery] = Field(default_factory=list)
     candidates_found: int = 0
     duplicates_removed: int = 0
     ranked: list[RankedPost] = Field(default_factory=list)

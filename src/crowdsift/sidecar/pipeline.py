@@ -1,14 +1,21 @@
-"""The Reddit sidecar end to end: formulate → scout → dedupe → rerank → drill → synthesize.
+"""The Reddit branch of the one research pipeline: formulate → plan → fetch → gate → rerank → drill.
 
-The whole run is bounded by ``SidecarConfig.timeout_s`` (120 s). Every stage writes what it has
-produced into one ``_State`` as it goes, so when the bound expires the response is built from
-whatever exists — ranked posts, the threads drilled so far — with ``status="partial"`` and
-``timed_out=true``, instead of nothing. Source calls run on the sidecar's own thread pool,
-which is abandoned (not awaited) on timeout; engine calls are cancelled.
+```
+question ─► formulate ─► SearchPlan ─► RedditFetcher.search ─► adaptive_gate ─► rerank ─► drill
+            QueryAnalysis  queries of the   veto → clean → score  one batched     0.8 rel   top 15,
+                           four strategies  → filter → dedupe     call; < 50 % →  + 0.2 eng ≤ 100
+                                                                  one 2× refetch  top 40    comments
+```
 
-Beside the ``RedditResponse``, a run hands back its drilled threads as a ``FetchResult`` (the
-evidence) and the ``SearchPlan`` it executed, so the research run can summarise the same
-evidence and report the plan the way ``crowdsift ask`` always has.
+Every stage is a separate module; this one only sequences them. The fetcher is the one
+search-and-screen engine (``crowdsift fetch`` uses it too); the gate's one call both keeps the
+relevant candidates and scores them, and the rerank reuses those scores. The synthesis is not
+here: the research run synthesises once over these threads and any YouTube/Amazon items.
+
+The branch is bounded by ``SidecarConfig.timeout_s`` (120 s). Each stage writes what it has
+produced into one ``_State`` as it goes, so when the bound expires the run is built from what
+exists — ranked posts, the threads drilled so far — with ``timed_out``. Blocking source calls
+run on a private pool (``SourceRunner``) that is abandoned, not awaited, on timeout.
 """
 
 from __future__ import annotations
@@ -17,45 +24,31 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from types import TracebackType
 
 from crowdsift.engines.base import Engine
-from crowdsift.engines.scripted import CountingEngine
+from crowdsift.gate import adaptive_gate
 from crowdsift.log import get_logger
-from crowdsift.models import FetchResult, SearchPlan
+from crowdsift.models import Candidate, FetchReport, FetchResult, SearchPlan
 from crowdsift.planner import SubredditProfile
+from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
 from crowdsift.reddit.filtering import FilterConfig
 from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.dedupe import dedupe
 from crowdsift.sidecar.drill import drill
 from crowdsift.sidecar.formulate import formulate
-from crowdsift.sidecar.models import (
-    Candidate,
-    DrilledThread,
-    QueryAnalysis,
-    RankedPost,
-    RedditResponse,
-    ScoutQuery,
-    SidecarStatus,
-    SidecarSynthesis,
-)
-from crowdsift.sidecar.rerank import rerank
+from crowdsift.sidecar.models import DrilledThread, QueryAnalysis, RankedPost
+from crowdsift.sidecar.rerank import heuristic_order, rerank
 from crowdsift.sidecar.runner import SourceRunner
-from crowdsift.sidecar.scout import ScoutOutcome, scout
-from crowdsift.sidecar.strategies import build_queries
-from crowdsift.sidecar.synthesis import synthesize
+from crowdsift.sidecar.strategies import build_plan
 from crowdsift.store import CommentStore
+from crowdsift.text import utc_now
 from crowdsift.tracing import annotate, stage_span
 
 log = get_logger(__name__)
 
 Progress = Callable[[str, str], None]
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _quiet(stage: str, message: str) -> None:
@@ -64,164 +57,204 @@ def _quiet(stage: str, message: str) -> None:
 
 @dataclass
 class SidecarDeps:
-    """What a sidecar run needs; every I/O dependency is injected."""
+    """What the Reddit branch needs; every I/O dependency is injected."""
 
     source: RedditSource
     engine: Engine
     config: SidecarConfig = field(default_factory=SidecarConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
     candidates: Sequence[SubredditProfile] = ()
-    clock: Callable[[], datetime] = _utc_now
+    clock: Callable[[], datetime] = utc_now
     progress: Progress = _quiet
     store: CommentStore | None = None
     """Where drilled comments are persisted (``ask --store``), as ``crowdsift fetch`` does."""
+    min_yield: float = 0.5
+    """Below this share of relevant candidates on a full first page, the gate refetches once."""
 
 
 @dataclass
-class SidecarRun:
-    """The response, plus the evidence and plan it was built from."""
+class GateSummary:
+    """What the relevance gate did to the Reddit candidates."""
 
-    response: RedditResponse
-    evidence: FetchResult | None
-    plan: SearchPlan | None
-    scout: ScoutOutcome | None
-    threads: list[DrilledThread] = field(default_factory=list)
+    judged: int = 0
+    relevant: int = 0
+    yield_ratio: float = 0.0
+    refetched: bool = False
+    failed_open: bool = False
 
 
 @dataclass
-class _State:
-    stage: str = "formulate"
+class RedditRun:
+    """Everything the branch produced, for the synthesis and the result."""
+
     analysis: QueryAnalysis | None = None
-    queries: list[ScoutQuery] = field(default_factory=list)
-    scout: ScoutOutcome | None = None
+    plan: SearchPlan | None = None
+    report: FetchReport | None = None
+    candidates: list[Candidate] = field(default_factory=list)
     duplicates_removed: int = 0
-    candidates: dict[str, Candidate] = field(default_factory=dict)
+    searches: int = 0
+    failed_searches: int = 0
+    gate: GateSummary = field(default_factory=GateSummary)
     ranked: list[RankedPost] = field(default_factory=list)
     rerank_fell_back: bool = False
-    drilled: dict[str, DrilledThread] = field(default_factory=dict)
-    synthesis: SidecarSynthesis | None = None
-    synthesis_attempted: bool = False
+    threads: list[DrilledThread] = field(default_factory=list)
+    evidence: FetchResult | None = None
     errors: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     timed_out: bool = False
+    stage: str = "formulate"
+    drilled: dict[str, DrilledThread] = field(default_factory=dict)
 
 
-async def run_sidecar(
+async def run_reddit(
     question: str, deps: SidecarDeps, *, subreddits: Sequence[str] = ()
-) -> SidecarRun:
-    """Run phase 8 for ``question`` within ``deps.config.timeout_s``.
+) -> RedditRun:
+    """Run the Reddit branch for ``question`` within ``deps.config.timeout_s``.
 
     Raises only what no partial answer can survive: an empty question or nothing to search
     (``PlanError``), bad credentials or configuration (``AuthError``/``ConfigError``).
     """
-    engine = CountingEngine(deps.engine)
-    state = _State()
+    run = RedditRun()
     runner = SourceRunner(deps.config.concurrency)
     started = time.perf_counter()
     bound = asyncio.timeout(deps.config.timeout_s)
     try:
         async with bound:
-            await _stages(question, deps, engine, runner, state, subreddits)
+            await _stages(question, deps, runner, run, subreddits)
     except TimeoutError:
         if not bound.expired():
             raise
-        state.timed_out = True
-        state.errors.append(
-            f"the Reddit sidecar hit its {deps.config.timeout_s:g} s bound during "
-            f"{state.stage}; returning what it had (raise CROWDSIFT_SIDECAR_TIMEOUT for more)"
-        )
-        log.warning("sidecar_timeout", stage=state.stage, bound_s=deps.config.timeout_s)
+        run.timed_out = True
+        run.errors.append(bound_message(deps.config.timeout_s, run.stage))
+        log.warning("sidecar_timeout", stage=run.stage, bound_s=deps.config.timeout_s)
     finally:
         runner.close()
-    state.timings["total"] = _ms(started)
-    return _finish(question, deps, engine, state)
+    run.threads = [run.drilled[r.post_id] for r in run.ranked if r.post_id in run.drilled]
+    if run.plan is not None:
+        run.evidence = _evidence(question, run.plan, run.threads, deps.clock())
+    run.timings["total"] = _ms(started)
+    log.info(
+        "sidecar_done", candidates=len(run.candidates), ranked=len(run.ranked),
+        drilled=len(run.threads), timed_out=run.timed_out,
+    )  # fmt: skip
+    return run
+
+
+def bound_message(timeout_s: float, stage: str) -> str:
+    """What a run that hit ``CROWDSIFT_SIDECAR_TIMEOUT`` says, naming the stage it was in."""
+    return (
+        f"the Reddit answer hit its {timeout_s:g} s bound during {stage}; returning what it "
+        "had (raise CROWDSIFT_SIDECAR_TIMEOUT for more)"
+    )
 
 
 async def _stages(
     question: str,
     deps: SidecarDeps,
-    engine: Engine,
     runner: SourceRunner,
-    state: _State,
+    run: RedditRun,
     subreddits: Sequence[str],
 ) -> None:
     config = deps.config
-    with _Timed(state, "formulate"):
+    with _Timed(run, "formulate"):
         deps.progress("formulate", "reading the question (intent, time range, queries)")
         formulated = await formulate(
-            question, engine=engine, candidates=deps.candidates, subreddits=subreddits,
+            question, engine=deps.engine, candidates=deps.candidates, subreddits=subreddits,
             config=config,
         )  # fmt: skip
-        state.analysis = analysis = formulated.analysis
-        state.errors += formulated.errors
-        state.queries = build_queries(analysis, config)
+        run.analysis = analysis = formulated.analysis
+        run.errors += formulated.errors
+        run.plan = plan = build_plan(analysis, config)
 
-    with _Timed(state, "scout"):
+    with _Timed(run, "search"):
         deps.progress(
-            "scout",
-            f"{len(state.queries)} searches in r/{', r/'.join(analysis.subreddits)} "
+            "search",
+            f"{len(plan.queries)} searches in r/{', r/'.join(analysis.subreddits)} "
             f"(time={analysis.time_filter}, intent={analysis.intent})",
         )
-        state.scout = found = await scout(
-            state.queries,
-            source=deps.source,
-            runner=runner,
-            filters=deps.filters,
-            search_terms=[*analysis.keywords, *analysis.ai_queries],
-            clock=deps.clock,
-        )
-        state.errors += found.errors
-        kept = dedupe(found.candidates, title_similarity=config.title_similarity)
-        state.duplicates_removed = kept.removed
-        state.candidates = {c.post.id: c for c in kept.kept}
-    if not state.candidates:
+        await _search_and_gate(analysis, deps, runner, run)
+    if not run.ranked:
         return
 
-    with _Timed(state, "rerank"):
-        deps.progress("rerank", f"scoring the top {config.rerank_top} of {len(kept.kept)} posts")
-        ranked = await rerank(question, kept.kept, engine=engine, config=config)
-        state.ranked = ranked.ranked
-        state.rerank_fell_back = bool(ranked.errors)
-        state.errors += ranked.errors
-
-    with _Timed(state, "drill"):
-        top = state.ranked[: config.drill_top]
+    with _Timed(run, "drill"):
+        top = run.ranked[: config.drill_top]
         deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
+        by_id = {c.post.id: c for c in run.candidates}
         threads = await drill(
-            top,
-            state.candidates,
-            source=deps.source,
-            runner=runner,
-            filters=deps.filters,
-            limit=config.drill_comments,
-            depth=config.drill_depth,
-            clock=deps.clock,
-            sink=state.drilled,
-        )
-        state.errors += [t.error for t in threads if t.error]
+            top, by_id, source=deps.source, runner=runner, filters=deps.filters,
+            limit=config.drill_comments, depth=config.drill_depth, clock=deps.clock,
+            sink=run.drilled,
+        )  # fmt: skip
+        run.errors += [t.error for t in threads if t.error]
         if deps.store is not None:
             deps.store.upsert(c for t in threads for c in t.post.comments)
 
-    with _Timed(state, "synthesize"):
-        deps.progress("synthesize", f"synthesising {len(threads)} threads")
-        state.synthesis_attempted = True
-        outcome = await synthesize(question, analysis, threads, engine=engine, config=config)
-        state.synthesis = outcome.synthesis
-        state.errors += outcome.errors
+
+async def _search_and_gate(
+    analysis: QueryAnalysis, deps: SidecarDeps, runner: SourceRunner, run: RedditRun
+) -> None:
+    """Search, judge the heuristic top ``2 × rerank_top`` in one call (refetch once on a low
+    yield), then rerank the relevant ones with the judge's own scores."""
+    config = deps.config
+    assert run.plan is not None
+    plan = run.plan
+    fetcher = RedditFetcher(
+        deps.source,
+        filters=deps.filters,
+        options=SearchOptions(page_size=config.page_size, concurrency=config.concurrency),
+        clock=deps.clock,
+        title_similarity=config.title_similarity,
+    )
+    judge_cap = 2 * config.rerank_top
+
+    async def search(scale: int) -> tuple[list[Candidate], bool]:
+        found = await runner.call(fetcher.search, plan, scale=scale)
+        run.report, run.candidates = found.report, found.candidates
+        run.duplicates_removed = found.duplicates_removed
+        run.searches, run.failed_searches = found.searches, found.failed_searches
+        run.errors += [e for e in found.report.errors if e not in run.errors]
+        return heuristic_order(found.candidates)[:judge_cap], found.report.full_queries > 0
+
+    gated = await adaptive_gate(
+        analysis.english_question,
+        search,
+        engine=deps.engine,
+        source=deps.source.name,
+        min_yield=deps.min_yield,
+        key=lambda c: c.post.id,
+        text_of=lambda c: (c.post.title, c.post.selftext),
+    )
+    run.gate = GateSummary(
+        judged=gated.judged, relevant=len(gated.relevant), yield_ratio=gated.yield_ratio,
+        refetched=gated.refetched, failed_open=gated.failed_open,
+    )  # fmt: skip
+    if gated.failed_open:
+        run.errors.append(
+            "the relevance check failed, so every candidate was kept and ranked by lexical "
+            "relevance instead"
+        )
+    scores = {c.post.id: s for c, s in zip(gated.relevant, gated.scores, strict=True)}
+    ranking = rerank(gated.relevant, scores, config=config)
+    run.ranked, run.rerank_fell_back = ranking.ranked, ranking.fell_back
+    deps.progress(
+        "rerank",
+        f"{len(gated.relevant)} relevant of {gated.judged} judged "
+        f"(yield {gated.yield_ratio:.0%}{', refetched' if gated.refetched else ''})",
+    )
 
 
 class _Timed:
-    """Time a stage into ``state.timings``, name it in ``state.stage`` (for timeouts) and trace
-    it as a ``sidecar.<stage>`` span carrying the stage's counts."""
+    """Time a stage into ``run.timings``, name it in ``run.stage`` (for timeouts) and trace it
+    as a ``sidecar.<stage>`` span carrying the stage's counts."""
 
-    def __init__(self, state: _State, stage: str) -> None:
-        self._state = state
+    def __init__(self, run: RedditRun, stage: str) -> None:
+        self._run = run
         self._stage = stage
         self._started = 0.0
         self._traced = stage_span(f"sidecar.{stage}")
 
     def __enter__(self) -> None:
-        self._state.stage = self._stage
+        self._run.stage = self._stage
         self._started = time.perf_counter()
         self._span = self._traced.__enter__()
 
@@ -231,99 +264,30 @@ class _Timed:
         error: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._state.timings[self._stage] = _ms(self._started)
-        annotate(self._span, **_stage_counts(self._state, self._stage))
+        self._run.timings[self._stage] = _ms(self._started)
+        annotate(self._span, **_stage_counts(self._run, self._stage))
         self._traced.__exit__(kind, error, tb)
 
 
-def _stage_counts(state: _State, stage: str) -> dict[str, int]:
-    """What each stage had in and out, from the state (cheap: lengths only)."""
+def _stage_counts(run: RedditRun, stage: str) -> dict[str, int]:
+    """What each stage had in and out (cheap: lengths only)."""
     if stage == "formulate":
-        return {"items_out": len(state.queries)}
-    if stage == "scout":
-        found = state.scout
+        return {"items_out": len(run.plan.queries) if run.plan else 0}
+    if stage == "search":
         return {
-            "requests": found.requests if found else 0,
-            "items_in": len(found.candidates) if found else 0,
-            "items_out": len(state.candidates),
-            "duplicates_removed": state.duplicates_removed,
+            "requests": run.searches,
+            "items_in": run.report.posts_seen if run.report else 0,
+            "items_out": len(run.ranked),
+            "duplicates_removed": run.duplicates_removed,
         }
-    if stage == "rerank":
-        return {"items_in": len(state.candidates), "items_out": len(state.ranked)}
-    if stage == "drill":
-        return {"items_out": len(state.drilled)}
-    return {"items_in": len(state.drilled)}
-
-
-def _finish(question: str, deps: SidecarDeps, engine: CountingEngine, state: _State) -> SidecarRun:
-    threads = [state.drilled[r.post_id] for r in state.ranked if r.post_id in state.drilled]
-    response = RedditResponse(
-        status=_status(state),
-        engine=engine.name,
-        source=deps.source.name,
-        analysis=state.analysis,
-        queries=state.queries,
-        candidates_found=len(state.scout.candidates) if state.scout else 0,
-        duplicates_removed=state.duplicates_removed,
-        ranked=state.ranked,
-        rerank_fell_back=state.rerank_fell_back,
-        threads_drilled=sum(1 for t in threads if t.error is None),
-        comments_drilled=sum(len(t.comments) for t in threads),
-        synthesis=state.synthesis,
-        timed_out=state.timed_out,
-        errors=state.errors,
-        timings_ms=state.timings,
-        usage=engine.usage,
-    )
-    plan = _plan(state.analysis, state.queries)
-    evidence = _evidence(question, plan, threads, deps.clock()) if plan else None
-    log.info(
-        "sidecar_done", status=response.status, candidates=response.candidates_found,
-        ranked=len(response.ranked), drilled=response.threads_drilled,
-        timed_out=response.timed_out,
-    )  # fmt: skip
-    return SidecarRun(
-        response=response, evidence=evidence, plan=plan, scout=state.scout, threads=threads
-    )
-
-
-def _status(state: _State) -> SidecarStatus:
-    found = state.scout
-    if found is not None and found.requests and found.failed_requests == found.requests:
-        return "failed"
-    if not state.candidates and not state.timed_out:
-        return "no_results"
-    synthesis = state.synthesis
-    degraded = (
-        state.timed_out
-        or bool(state.errors)
-        or (state.synthesis_attempted and synthesis is None)
-        or (synthesis is not None and (synthesis.removed_citations or synthesis.dropped_claims))
-    )
-    return "partial" if degraded or synthesis is None else "ok"
-
-
-def _plan(analysis: QueryAnalysis | None, queries: Sequence[ScoutQuery]) -> SearchPlan | None:
-    """The executed searches as the SearchPlan ``crowdsift ask`` has always reported."""
-    if analysis is None:
-        return None
-    terms = [q.term for q in queries] or analysis.keywords
-    return SearchPlan(
-        search_terms=terms[:50],
-        subreddits=analysis.subreddits[:50],
-        notes=(
-            f"sidecar: intent={analysis.intent}, ai={analysis.ai_mode}, "
-            f"time={analysis.time_filter}, strategies="
-            f"{','.join(dict.fromkeys(q.strategy for q in queries))}"
-        ),
-    )
+    return {"items_out": len(run.drilled)}
 
 
 def _evidence(
     question: str, plan: SearchPlan, threads: Sequence[DrilledThread], now: datetime
 ) -> FetchResult:
     """Drilled threads as a FetchResult (a thread whose comments failed still has its post);
-    each post's relevance is its sidecar final score."""
+    each post's relevance is its final rerank score."""
     posts = [t.post.model_copy(update={"relevance_score": t.rank.final_score}) for t in threads]
     return FetchResult(
         query=question,

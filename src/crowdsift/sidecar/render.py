@@ -1,22 +1,25 @@
-"""Plain-text rendering of the sidecar's response (pure): the staff-engineer read of the threads.
+"""Plain-text rendering of the sidecar's response (pure): the Reddit run's counts and, when no
+answer is printed above it, the staff-engineer sections.
 
-The synthesis cites ``[n]`` into its own source list; on the terminal those become ``[rN]`` so
-they cannot be confused with the summary's ``[n]`` above them. Claims list their permalinks
-whole, so every one can be clicked. Text is printed as plain text (it came from strangers).
+``render_sections`` prints the sections of the one answer with ``[n]`` numbers from the answer's
+source list (``crowdsift.summarizer.display``): no internal id and no second numbering reaches a
+person. Text is printed as plain text (it came from strangers).
 """
 
 from __future__ import annotations
 
-import re
 import textwrap
 from datetime import datetime
 
+from crowdsift.citations import SourceNumbers
 from crowdsift.sidecar.models import ComparisonRow, RedditResponse, SidecarSynthesis
+from crowdsift.summarizer.display import numbered_sources
 
-_NUMBER = re.compile(r"\[(\d+)\]")
 
-
-def render_reddit_response(response: RedditResponse, *, width: int = 88) -> str:
+def render_reddit_response(
+    response: RedditResponse, *, width: int = 88, sections: bool = True
+) -> str:
+    """The run's counts; with ``sections``, the synthesis and its sources too."""
     analysis = response.analysis
     head = f"== Community insights (Reddit · {response.source} · status {response.status})"
     lines = [head]
@@ -30,37 +33,47 @@ def render_reddit_response(response: RedditResponse, *, width: int = 88) -> str:
         f"{response.duplicates_removed} duplicates folded · {len(response.ranked)} reranked · "
         f"{response.threads_drilled} threads drilled ({response.comments_drilled} comments)"
     )
-    if response.synthesis is not None:
+    if sections and response.synthesis is not None:
         lines += _synthesis(response.synthesis, width)
     lines += [f"note: {error}" for error in response.errors]
     return "\n".join(lines)
 
 
 def _synthesis(synthesis: SidecarSynthesis, width: int) -> list[str]:
-    lines = [""]
-    summary = _NUMBER.sub(r"[r\1]", synthesis.summary) or "(no synthesis)"
-    lines += textwrap.wrap(summary, width) or [summary]
+    numbers, listed = numbered_sources(None, synthesis)
+    summary = numbers.text(synthesis.summary) or "(no synthesis)"
+    lines = ["", *(textwrap.wrap(summary, width) or [summary])]
+    lines += render_sections(synthesis, numbers, width)
+    if listed:
+        lines += ["", "Sources:"]
+        for source in listed:
+            lines += [f"  [{source.number}] {source.label[:70]}", f"      {source.url}"]
+    return lines
+
+
+def _cites(numbers: SourceNumbers, urls: list[str]) -> str:
+    found = numbers.of_urls(urls)
+    return " " + "".join(f"[{n}]" for n in found) if found else ""
+
+
+def render_sections(synthesis: SidecarSynthesis, numbers: SourceNumbers, width: int) -> list[str]:
+    """The staff-engineer sections that have content, each claim followed by its ``[n]``."""
     gems = [(f"{g.text} ({g.score} points)", g.sources) for g in synthesis.hidden_gems]
     dissent = [(f"{m.text} ({m.votes} votes)", m.sources) for m in synthesis.minority_report]
     pivots = [
         (_pivot(p.from_option, p.to_option, p.text, p.first_seen, p.last_seen), p.sources)
         for p in synthesis.pivot_alerts
     ]
+    lines: list[str] = []
     sections = [("Hidden gems", gems), ("Minority report", dissent), ("Pivot alert", pivots)]
     for title, items in sections:
         if not items:
             continue
         lines += ["", f"{title}:"]
         for text, sources in items:
-            lines += _bullet(text, width)
-            lines += [f"      {url}" for url in sources]
+            lines += _bullet(text + _cites(numbers, sources), width)
     if synthesis.comparison_table:
-        lines += ["", "Comparison:", *_table(synthesis.comparison_table, width)]
-    if synthesis.sources:
-        lines += ["", "Threads and comments cited:"]
-        for number, source in enumerate(synthesis.sources, start=1):
-            lines.append(f"  [r{number}] {source.kind}: {source.title[:70]}")
-            lines.append(f"      {source.url}")
+        lines += ["", "Comparison:", *_table(synthesis.comparison_table, numbers, width)]
     return lines
 
 
@@ -77,12 +90,13 @@ def _bullet(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, initial_indent="  • ", subsequent_indent="    ") or ["  •"]
 
 
-def _table(rows: list[ComparisonRow], width: int) -> list[str]:
+def _table(rows: list[ComparisonRow], numbers: SourceNumbers, width: int) -> list[str]:
     option_width = min(max(len(row.option) for row in rows), 24)
     lines = []
     for row in rows:
         lines += textwrap.wrap(
-            f"{row.option[:option_width]:<{option_width}} | {row.verdict}",
+            f"{row.option[:option_width]:<{option_width}} | {row.verdict}"
+            + _cites(numbers, row.sources),
             width,
             initial_indent="  ",
             subsequent_indent="  " + " " * (option_width + 3),
@@ -95,5 +109,4 @@ def _table(rows: list[ComparisonRow], width: int) -> list[str]:
                     initial_indent="  " + " " * (option_width + 3),
                     subsequent_indent="  " + " " * (option_width + 5),
                 )
-        lines += [f"      {url}" for url in row.sources]
     return lines

@@ -1,38 +1,32 @@
-"""Phase 3, reranking: the top candidates scored for relevance, then blended with engagement.
+"""Phase 3, reranking: the gate's relevant candidates blended with engagement, no new call.
 
 Search engines rank by words and votes, so a viral meme that shares a word with the question
-can sit above the thread that answers it. The rerank (seed 001, phase 3):
+can sit above the thread that answers it. The rerank (seed 001, phase 3) scores
+``final = w × relevance + (1 − w) × engagement`` with ``w = relevance_weight`` (0.8),
+engagement being log-scaled votes plus comments normalised over the set, and keeps the top
+``rerank_top`` (40). ``relevance`` is the score the relevance gate's one batched call already
+gave each item (seed 002 judges the same items; judging them twice would double the cost), so
+the rerank is pure. With ``w = 0.8`` an off-topic post can gain at most 0.2 from votes.
 
-1. orders all candidates by a cheap heuristic (``heuristic_order``) and keeps the top
-   ``rerank_top`` (40); the rest never appear in the result;
-2. asks the engine once for a 0.0–1.0 relevance per kept post (``RerankTask``);
-3. scores ``final = w × relevance + (1 − w) × engagement`` with ``w = relevance_weight``
-   (0.8), engagement being log-scaled votes plus comments normalised over the kept set.
-
-With ``w = 0.8`` an off-topic post can gain at most 0.2 from votes, so an on-topic thread
-with modest engagement outranks it. The engine's scores are never trusted blindly: a reply of
-the wrong length, with non-numbers, or an engine failure falls back to the lexical relevance
-the fetch already computed (``Post.relevance_score``), with the error reported.
+The judge's scores are never trusted blindly: where the gate failed open or its reply had no
+usable scores, the lexical relevance the fetch computed (``Post.relevance_score``) stands in.
+``heuristic_order`` (lexical, engagement, agreeing strategies) decides which candidates the
+gate judges at all when a search finds more than it should pay to judge.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-import numpy as np
-
-from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
-from crowdsift.errors import EngineError
-from crowdsift.experts.map import blend_weights, content_terms
 from crowdsift.log import get_logger
+from crowdsift.models import STRATEGIES, Candidate
 from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.models import STRATEGIES, Candidate, RankedPost, RelevanceScores
+from crowdsift.sidecar.models import RankedPost
 
 log = get_logger(__name__)
 
-SNIPPET_CHARS = 300
 H_LEXICAL, H_ENGAGEMENT, H_STRATEGIES = 0.6, 0.3, 0.1
 """Heuristic weights: lexical relevance leads; engagement and agreement of strategies help."""
 
@@ -79,112 +73,41 @@ def _clamp(value: float) -> float:
     return min(max(value, 0.0), 1.0)
 
 
-@dataclass(frozen=True)
-class RerankTask(Task[RelevanceScores]):
-    """Score each candidate's relevance to the question, 0.0–1.0, in the order given."""
-
-    question: str
-    candidates: tuple[Candidate, ...]
-
-    phase = "synthesis"
-    output_model = RelevanceScores
-
-    def messages(self) -> list[ChatMessage]:
-        count = len(self.candidates)
-        system = (
-            "You judge whether Reddit threads help answer a question. Return JSON "
-            f'{{"scores": [...]}} with exactly {count} numbers from 0.0 to 1.0, one per item, '
-            "in the order the items are given. Score what the thread is about, not how "
-            "popular it is: 1.0 answers the question directly, 0.5 is related background, "
-            "0.0 is off-topic. Viral posts, memes and clickbait that only share a word with "
-            "the question score low (0.1 or less) however many votes they have. " + FENCE_NOTE
-        )
-        items = "\n\n".join(
-            f"Item {n}:\n{fence(f'item-{n}', snippet(c))}"
-            for n, c in enumerate(self.candidates, start=1)
-        )
-        user = f"Question:\n{fence('question', self.question)}\n\n{count} items:\n\n{items}"
-        return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
-
-    def run_local(self, kit: LocalKit) -> RelevanceScores:
-        """Cosine similarity of question and title+body embeddings, negatives clamped to 0,
-        blended with the share of the question's content words the post contains — 0.75/0.25,
-        or 0.35/0.65 for questions in non-Latin scripts (map's ``blend_weights``: the bundled
-        English model cannot tell Cyrillic texts apart)."""
-        if not self.candidates:
-            return RelevanceScores(scores=[])
-        texts = [c.post.text for c in self.candidates]
-        vectors = kit.embedder.embed([self.question, *texts])
-        cosine = np.asarray(vectors[1:] @ vectors[0]).tolist()
-        terms = content_terms(self.question)
-        w_sim, w_lex = blend_weights(self.question)
-        scores = []
-        for text, sim in zip(texts, cosine, strict=True):
-            lexical = len(terms & content_terms(text)) / len(terms) if terms else 0.0
-            scores.append(round(_clamp(w_sim * _clamp(float(sim)) + w_lex * lexical), 4))
-        return RelevanceScores(scores=scores)
-
-
-def snippet(candidate: Candidate) -> str:
-    """Title, then the first ``SNIPPET_CHARS`` characters of the body."""
-    body = candidate.post.selftext.strip()[:SNIPPET_CHARS]
-    return f"{candidate.post.title}\n{body}" if body else candidate.post.title
-
-
 @dataclass
-class RerankOutcome:
-    """The ranked top posts (best first), what the engine call cost, and what went wrong."""
+class Ranking:
+    """The ranked top posts (best first), and whether lexical relevance stood in for the
+    judge's scores (the gate failed open or its reply had no usable scores)."""
 
     ranked: list[RankedPost]
-    usage: Usage = field(default_factory=Usage)
-    errors: list[str] = field(default_factory=list)
+    fell_back: bool = False
 
 
-async def rerank(
-    question: str,
+def rerank(
     candidates: Sequence[Candidate],
+    relevance: Mapping[str, float | None],
     *,
-    engine: Engine,
     config: SidecarConfig,
-) -> RerankOutcome:
-    """Rank the top ``config.rerank_top`` candidates (see the module docstring)."""
-    top = heuristic_order(candidates)[: config.rerank_top]
-    if not top:
-        return RerankOutcome(ranked=[])
-    usage = Usage()
-    errors: list[str] = []
-    relevance: list[float] | None = None
-    try:
-        reply = await engine.run(RerankTask(question, tuple(top)))
-        usage = reply.usage
-        relevance, problem = _checked(reply.output.scores, len(top))
-        if problem:
-            errors.append(f"{problem}; ranked by lexical relevance instead")
-    except EngineError as exc:
-        errors.append(f"rerank by the engine failed ({exc}); ranked by lexical relevance instead")
-    if relevance is None:
-        relevance = [c.post.relevance_score for c in top]
-        log.warning("sidecar_rerank_fallback", errors=errors)
-    engagement = normalise_engagement([c.engagement for c in top])
+) -> Ranking:
+    """Rank the gate's relevant candidates: ``w × relevance + (1 − w) × engagement``, top
+    ``config.rerank_top``. ``relevance`` maps post ids to the gate's score; a missing or None
+    score falls back to the fetch's lexical relevance (``Post.relevance_score``)."""
+    judged = [relevance.get(c.post.id) for c in candidates]
+    fell_back = any(score is None for score in judged)
+    scores = [
+        c.post.relevance_score if score is None else _clamp(score)
+        for c, score in zip(candidates, judged, strict=True)
+    ]
+    engagement = normalise_engagement([c.engagement for c in candidates])
     ranked = [
         _ranked(c, r, e, config.relevance_weight)
-        for c, r, e in zip(top, relevance, engagement, strict=True)
+        for c, r, e in zip(candidates, scores, engagement, strict=True)
     ]
     ranked.sort(key=lambda p: (-p.final_score, p.post_id))
     log.info(
-        "sidecar_reranked", candidates=len(candidates), ranked=len(ranked),
-        fallback=bool(errors),
+        "reranked", candidates=len(candidates), ranked=min(len(ranked), config.rerank_top),
+        fallback=fell_back,
     )  # fmt: skip
-    return RerankOutcome(ranked=ranked, usage=usage, errors=errors)
-
-
-def _checked(scores: Sequence[float], expected: int) -> tuple[list[float] | None, str]:
-    """Scores clamped to 0–1, or None and why they cannot be used."""
-    if len(scores) != expected:
-        return None, f"rerank returned {len(scores)} scores for {expected} posts"
-    if not all(isinstance(s, int | float) and math.isfinite(s) for s in scores):
-        return None, "rerank returned scores that are not numbers"
-    return [_clamp(float(s)) for s in scores], ""
+    return Ranking(ranked=ranked[: config.rerank_top], fell_back=fell_back)
 
 
 def _ranked(candidate: Candidate, relevance: float, engagement: float, weight: float) -> RankedPost:

@@ -1,4 +1,4 @@
-"""Phase 1, scout strategies: one ``QueryAnalysis`` becomes the searches of AI Scout v3.
+"""Phase 1, search strategies: one ``QueryAnalysis`` becomes the SearchPlan of AI Scout v3.
 
 Four strategies, each a pure function (seed 001, phase 1):
 
@@ -14,8 +14,8 @@ the syntax every source understands: quoted phrases and a literal upper-case ``O
 
 Two strategies can ask for exactly the same search (an AI query "proxmox guide" equals the
 sniper's). It runs once: ``plan_queries`` keeps the first (in ``STRATEGIES`` order) and records
-the strategies folded into it in ``QueryPlan.also_by``, so the scout can credit the posts it
-finds to every strategy that asked; ``build_queries`` also logs each fold.
+the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also logs each fold.
+``build_plan`` wraps the queries in the seed-000 ``SearchPlan`` the fetcher executes.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 from crowdsift.config import SearchSort, TimeFilter
 from crowdsift.log import get_logger
+from crowdsift.models import PlanQuery, SearchPlan, Strategy
 from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.models import QueryAnalysis, ScoutQuery, Strategy
+from crowdsift.sidecar.models import QueryAnalysis
 
 log = get_logger(__name__)
 
@@ -46,19 +47,19 @@ def or_term(keywords: list[str]) -> str:
     return " OR ".join(dict.fromkeys(p for p in parts if p))
 
 
-def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]:
+def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     """One search: any of the keywords, in all chosen subreddits."""
     term = or_term(analysis.keywords)
     return [_query("targeted", term, analysis, config)] if term else []
 
 
-def ai_intent(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]:
+def ai_intent(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     """One search per formulated query (at most ``config.max_ai_queries``)."""
     queries = [q.strip() for q in analysis.ai_queries if q.strip()]
     return [_query("ai_intent", q, analysis, config) for q in queries[: config.max_ai_queries]]
 
 
-def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]:
+def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     """The core phrase (first keyword) with each marker: "guide", "tutorial", "benchmark"."""
     core = quote_phrase(analysis.keywords[0])
     if not core:
@@ -66,7 +67,7 @@ def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]:
     return [_query("sniper", f"{core} {marker}", analysis, config) for marker in SNIPER_MARKERS]
 
 
-def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]:
+def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     """The core phrase, top of all time (never narrowed by the topic's temporal class)."""
     core = quote_phrase(analysis.keywords[0])
     if not core:
@@ -78,7 +79,7 @@ def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]
 class QueryPlan:
     """The searches to run, and for each index the other strategies that asked for it too."""
 
-    queries: list[ScoutQuery]
+    queries: list[PlanQuery]
     also_by: dict[int, list[Strategy]] = field(default_factory=dict)
 
 
@@ -107,9 +108,25 @@ def plan_queries(analysis: QueryAnalysis, config: SidecarConfig) -> QueryPlan:
     return plan
 
 
-def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[ScoutQuery]:
+def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     """The searches of all four strategies, each exact duplicate once (see ``plan_queries``)."""
     return plan_queries(analysis, config).queries
+
+
+def build_plan(analysis: QueryAnalysis, config: SidecarConfig) -> SearchPlan:
+    """The plan the fetcher runs: the strategies' queries, and as ``search_terms`` the phrases
+    the filtering layer scores lexical relevance against (keywords and formulated queries)."""
+    queries = build_queries(analysis, config)
+    strategies = ",".join(dict.fromkeys(q.strategy for q in queries))
+    return SearchPlan(
+        search_terms=[*analysis.keywords, *analysis.ai_queries][:50],
+        subreddits=analysis.subreddits[:50],
+        queries=queries[:50],
+        notes=(
+            f"intent={analysis.intent}, ai={analysis.ai_mode}, time={analysis.time_filter}, "
+            f"strategies={strategies}"
+        ),
+    )
 
 
 def _query(
@@ -120,8 +137,8 @@ def _query(
     *,
     sort: SearchSort = "relevance",
     time_filter: TimeFilter | None = None,
-) -> ScoutQuery:
-    return ScoutQuery(
+) -> PlanQuery:
+    return PlanQuery(
         strategy=strategy,
         term=term,
         subreddits=list(analysis.subreddits),

@@ -1,1 +1,2 @@
-"""The summarizer (seed 004): FetchResult → selector → prompt → engine → SummarizeResult."""
+"""The one synthesis (seed 004 + seed 001 phase 4): drilled threads → selector → prompt →
+engine → grounding → ``Answer`` (``crowdsift.summarizer.answer.synthesize_answer``)."""

@@ -16,6 +16,20 @@ class SelectorConfig(BaseModel):
     max_comments_per_post: int = Field(3, ge=0, le=50)
     max_post_chars: int = Field(600, ge=50)
     max_comment_chars: int = Field(300, ge=30)
+    max_evidence_chars: int = Field(
+        120_000, ge=1000, description="evidence characters shared by all posts (~30k tokens)"
+    )
+
+    @classmethod
+    def for_drilled_threads(cls, threads: int = 15) -> SelectorConfig:
+        """Deep evidence for the staff-engineer sections: every drilled thread, its 40
+        best-scored comments (hidden gems live deep in threads), longer excerpts."""
+        return cls(
+            max_posts=max(1, min(threads, 100)),
+            max_comments_per_post=40,
+            max_post_chars=1500,
+            max_comment_chars=600,
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SelectorConfig:

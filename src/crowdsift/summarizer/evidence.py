@@ -1,8 +1,9 @@
-"""The drilled evidence as citable items: every id and permalink a synthesis may cite.
+"""The selected evidence as citable items: every id and permalink an answer may cite.
 
 Pure. Drafts cite in many shapes (``post:ID``, ``[comment:ID]``, ``t1_ID``, a bare id, a
 permalink with another slug); ``EvidenceIndex.resolve_cite`` maps each to the one evidence item
-it names, or to None, so the citation checks (``crowdsift.sidecar.citations``) never guess.
+it names, or to None, so the grounding check (``crowdsift.summarizer.grounding``) never guesses.
+Posts include YouTube videos and Amazon products (ids ``yt-…``, ``amzn-…``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from datetime import datetime
 from typing import Literal
 from urllib.parse import urlsplit
 
-from crowdsift.sidecar.models import DrilledThread, SidecarSource
-from crowdsift.summarizer.grounding import url_key
+from crowdsift.citations import ID
+from crowdsift.sidecar.models import SidecarSource
+from crowdsift.summarizer.models import PostPayload
+from crowdsift.text import url_key
 
 EntryKind = Literal["thread", "comment"]
 
 _CITE = re.compile(
-    r"(?:(?P<prefix>post|comment)\s*:\s*|(?P<thing>t3|t1)_)?(?P<id>[a-z0-9]{1,16})", re.IGNORECASE
+    rf"(?:(?P<prefix>post|comment)\s*:\s*|(?P<thing>t3|t1)_)?(?P<id>{ID})", re.IGNORECASE
 )
 _REDDIT_PATH = re.compile(
     r"^/(?:r/[^/]+/)?comments/(?P<post>[a-z0-9]+)(?:/[^/]*(?:/(?P<comment>[a-z0-9]+))?)?/?$",
@@ -45,6 +48,8 @@ class EvidenceEntry:
     created_at: datetime | None
     thread_id: str = field(default="", compare=False)
     """The post a comment belongs to (a thread's own id)."""
+    post: PostPayload | None = field(default=None, compare=False, repr=False)
+    """The evidence post of a thread, or of a comment's thread."""
 
     @property
     def marker(self) -> str:
@@ -70,18 +75,19 @@ class EvidenceIndex:
             self.by_url.setdefault(url_key(entry.url), entry)
 
     @classmethod
-    def from_threads(cls, threads: Iterable[DrilledThread]) -> EvidenceIndex:
+    def from_payloads(cls, posts: Iterable[PostPayload]) -> EvidenceIndex:
         entries: list[EvidenceEntry] = []
-        for thread in threads:
-            post = thread.post
+        for post in posts:
+            url = str(post.url)
             entries.append(
-                EvidenceEntry("thread", post.id, post.url, post.title, post.post_karma,
-                              post.created_at, post.id)
+                EvidenceEntry("thread", post.post_id, url, post.title, post.post_karma,
+                              post.created_at, post.post_id, post)
             )  # fmt: skip
             entries += [
-                EvidenceEntry("comment", c.comment_id, c.permalink, post.title, c.score,
-                              c.created_at, post.id)
-                for c in thread.comments
+                EvidenceEntry("comment", c.comment_id, c.permalink or url, post.title, c.score,
+                              c.created_at, post.post_id, post)
+                for c in post.comments
+                if c.comment_id
             ]  # fmt: skip
         return cls(entries)
 

@@ -1,39 +1,49 @@
-"""The local engine's summary: extractive, deterministic, and cited sentence by sentence.
+"""The local engine's answer: extractive, deterministic, and cited sentence by sentence.
 
-No model writes anything here. The evidence (titles, body excerpts, comment excerpts) is split
-into sentences that each remember their post; every sentence is scored by
+No model writes anything here. The evidence the selector chose (titles, body excerpts, comment
+excerpts) becomes *items*, each citable as ``[post:ID]`` or ``[comment:ID]``; items are split
+into sentences that remember their item, and every part of the answer is sentences people
+wrote, picked by rules:
 
-    score = 0.65 · similarity to the question      (does it answer what was asked?)
-          + 0.25 · centrality                      (do many others say the same thing?)
-          + 0.10 · share of the question's words   (a small lexical anchor)
+- **summary**: sentences scored by
 
-(less a small penalty for cut-off sentences and for titles that are labels, not claims) and
-picked greedily with maximal marginal relevance (λ = 0.7) until the character budget is full,
-so the summary covers several points instead of repeating the best one. Sentences scoring
-under half the best one are left out even when budget remains: an extractive summary padded
-with off-topic sentences is worse than a short one. Every sentence ends with its ``[post:ID]``.
-Highlights are further strong, short, distinct sentences; cautions are relevant sentences with
-risk, failure or disagreement cues. Every sentence is embedded once, in one batch, and every
-tie is broken by evidence order, so equal inputs give equal output.
+      score = 0.65 · similarity to the question      (does it answer what was asked?)
+            + 0.25 · centrality                      (do many others say the same thing?)
+            + 0.10 · share of the question's words   (a small lexical anchor)
+
+  (less a small penalty for cut-off sentences and for titles that are labels, not claims) and
+  picked greedily with maximal marginal relevance (λ = 0.7) until the character budget is full,
+  so the summary covers several points instead of repeating the best one. Sentences scoring
+  under half the best one are left out even when budget remains: an extractive summary padded
+  with off-topic sentences is worse than a short one.
+- **highlights**: further strong, short, distinct sentences; **cautions**: relevant sentences
+  with risk, failure or disagreement cues.
+- **hidden gems, minority report, pivot alerts, comparison table**: ``crowdsift.summarizer.
+  sections`` over the same items.
+
+Every sentence is embedded once, in one batch, and every tie is broken by evidence order, so
+equal inputs give equal output. Votes, karma and dates are filled in by the grounding check.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from crowdsift.citations import strip_quoted_citations
 from crowdsift.engines.embedding import Embedder
 from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.models import SourceRef, SummarizeRequest, SummaryDraft
-from crowdsift.summarizer.selector import ELLIPSIS, truncate_words
-from crowdsift.text import tokenize
+from crowdsift.summarizer.models import AnswerDraft, SourceRef, SummarizeRequest
+from crowdsift.summarizer.sections import Item, Limits, sections
+from crowdsift.text import ELLIPSIS, content_terms, split_sentences, tokenize, truncate_words
 
 Floats = npt.NDArray[np.float32]
 
+EMPTY_SUMMARY = "The evidence contains no statements to summarise; read the sources directly."
 MIN_SENTENCE_CHARS = 25
 HIGHLIGHT_MAX_CHARS = 200
 MMR_LAMBDA = 0.7
@@ -48,17 +58,7 @@ CONTEXT_FLOOR = 0.35
 """The same for highlights and cautions, which may reach a little further."""
 STRONG_CUE_BONUS = 0.05
 
-_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
-_ABBREVIATIONS = frozenset(
-    {"e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "no", "fig", "inc"}
-)
 _URL = re.compile(r"https?://|www\.", re.IGNORECASE)
-_STOPWORD_TEXT = """
-    a an and are as at be best better but by can do does for from get good has have how i if in
-    is it its me my of on or should so that the there this to vs was what when where which who
-    why will with would you your anyone any worth really
-"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WEAK_CUES = r"but|however|although|though|careful|issues?|problems?|worse"
 _STRONG_CUES = (
     r"don'?t|do not|avoid|broke|broken|breaks|failed|fails|failure|stopped working|died|dead|"
@@ -73,63 +73,37 @@ _NEGATED = re.compile(r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t)\s+(?
 
 @dataclass(frozen=True)
 class Candidate:
-    """One evidence sentence, the post it came from, and what it loses in score."""
+    """One evidence sentence, the item it came from, and what it loses in score."""
 
     text: str
-    post_id: str
+    item: Item
     penalty: float = 0.0
 
     def cited(self) -> str:
-        return f"{self.text} [post:{self.post_id}]"
+        return f"{self.text} [{self.item.marker}]"
 
 
-_ID = r"(?:t[13]_[a-z0-9]+|[a-z0-9]*\d[a-z0-9]*)"
-_QUOTED_CITATION = re.compile(
-    r"[ \t]*(?:\[\s*(?:post|comment)\s*:[^\]\n]*\]"  # [post:ID], [comment:ID], lists
-    rf"|\[\s*{_ID}(?:\s*[,;]\s*{_ID})*\s*\]"  # [3], [t1_ID], [ab12c]: ids and numbers
-    r"|(?<![\w/:])(?:post|comment):[a-z0-9]{1,16}\b)",  # a bare post:ID
-    re.IGNORECASE,
-)
+def items_of(request: SummarizeRequest) -> list[Item]:
+    """Titles, bodies and comments of the evidence, in evidence order.
 
-
-def strip_citations(text: str) -> str:
-    """``text`` without anything that reads as a citation: ``[post:ID]``, ``[comment:ID]``,
-    ``[3]``, ``[t1_ID]``, a bracketed id, a bare ``post:ID``.
-
-    Extractive strategies quote strangers and then cite the quote's own item. A marker the
-    author typed inside the quote would otherwise become a second citation — of a real post
-    that never said it ("[post:ok1]" in someone else's thread) — so quotes lose them first.
+    Quotes keep no citation their author typed (``strip_quoted_citations``). Comments without
+    an id of their own (a video's) are cited through their post.
     """
-    if not _QUOTED_CITATION.search(text):
-        return text
-    stripped = _QUOTED_CITATION.sub("", text)
-    return re.sub(r"[ \t]+([.,;:!?])", r"\1", stripped).strip()
+    items: list[Item] = []
+    for number, post in enumerate(request.post_payloads):
+        marker = f"post:{post.post_id}"
+        items.append(Item(marker, strip_quoted_citations(post.title), post.post_karma, -1,
+                          number, is_comment=False, is_title=True))  # fmt: skip
+        items.append(Item(marker, strip_quoted_citations(post.body_excerpt), post.post_karma,
+                          -1, number, is_comment=False))  # fmt: skip
+        for comment in post.comments:
+            cited = f"comment:{comment.comment_id}" if comment.comment_id else marker
+            items.append(Item(cited, strip_quoted_citations(comment.excerpt), comment.score,
+                              comment.depth, number, is_comment=True))  # fmt: skip
+    return items
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of cleaned prose: split after . ! ? … and a space, not after "e.g." or "vs.".
-
-    Robust rather than clever: Reddit prose is often lower-case after a full stop, so the next
-    word's case is not required; text without punctuation stays one sentence.
-    """
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        before = text[start : match.start()].rsplit(None, 1)
-        word = before[-1].lower().rstrip(".") if before else ""
-        if match.group().strip() == "." and word in _ABBREVIATIONS:
-            continue
-        sentence = text[start : match.end()].strip()
-        if sentence:
-            sentences.append(sentence)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
-
-
-def candidates_of(request: SummarizeRequest) -> list[Candidate]:
+def candidates_of(items: Sequence[Item]) -> list[Candidate]:
     """Every usable evidence sentence in evidence order, each once.
 
     Dropped: fragments shorter than ``MIN_SENTENCE_CHARS``, questions (they ask, not tell),
@@ -137,22 +111,19 @@ def candidates_of(request: SummarizeRequest) -> list[Candidate]:
     """
     seen: set[str] = set()
     found: list[Candidate] = []
-    for post in request.post_payloads:
-        segments = [(post.title, True), (post.body_excerpt, False)]
-        segments += [(excerpt, False) for excerpt in post.top_comment_excerpts]
-        for segment, is_title in segments:
-            for sentence in split_sentences(strip_citations(segment)):
-                key = " ".join(tokenize(sentence))
-                if (
-                    len(sentence) < MIN_SENTENCE_CHARS
-                    or sentence.rstrip(" \"')]”’").endswith("?")
-                    or _URL.search(sentence)
-                    or not key
-                    or key in seen
-                ):
-                    continue
-                seen.add(key)
-                found.append(Candidate(sentence, post.post_id, _penalty(sentence, is_title)))
+    for item in items:
+        for sentence in split_sentences(" ".join(item.text.split())):
+            key = " ".join(tokenize(sentence))
+            if (
+                len(sentence) < MIN_SENTENCE_CHARS
+                or sentence.rstrip(" \"')]”’").endswith("?")
+                or _URL.search(sentence)
+                or not key
+                or key in seen
+            ):
+                continue
+            seen.add(key)
+            found.append(Candidate(sentence, item, _penalty(sentence, item.is_title)))
     return found
 
 
@@ -170,15 +141,20 @@ def is_caution(text: str) -> bool:
     return any(not _NEGATED.search(text[: m.start()]) for m in _CUE.finditer(text))
 
 
-def extract_summary(
-    request: SummarizeRequest, config: SummarizerConfig, embedder: Embedder
-) -> SummaryDraft:
-    """The extractive draft: summary within budget, highlights, cautions, cited sources."""
-    candidates = candidates_of(request)
+def local_answer(
+    request: SummarizeRequest,
+    config: SummarizerConfig,
+    embedder: Embedder,
+    *,
+    limits: Limits,
+) -> AnswerDraft:
+    """The whole extractive draft: summary within budget, highlights, cautions, sources, and
+    the staff-engineer sections (ids only; grounding turns them into checked citations)."""
+    items = items_of(request)
+    found = sections(request.query, items, embedder, limits)
+    candidates = candidates_of(items)
     if not candidates:
-        return SummaryDraft(
-            summary="The evidence posts contain no statements to summarise; read them directly."
-        )
+        return found.model_copy(update={"summary": EMPTY_SUMMARY})
     vectors = embedder.embed([request.query, *(c.text for c in candidates)])
     similarity: Floats = vectors[1:] @ vectors[1:].T
     scores = _scores(request.query, candidates, vectors[0] @ vectors[1:].T, similarity)
@@ -198,14 +174,21 @@ def extract_summary(
         spare = [i for i in summary_ids if len(candidates[i].cited()) <= HIGHLIGHT_MAX_CHARS]
         highlight_ids += spare[: config.max_highlights - len(highlight_ids)]
     highlight_ids.sort(key=lambda i: (-float(scores[i]), i))  # strongest point first
-    cited = [candidates[i].post_id for i in (*summary_ids, *caution_ids, *highlight_ids)]
-    urls = {p.post_id: str(p.url) for p in request.post_payloads}
-    return SummaryDraft(
-        summary=summary,
-        highlights=[candidates[i].cited() for i in highlight_ids],
-        cautions=[candidates[i].cited() for i in caution_ids],
-        sources=[SourceRef(post_id=pid, url=urls[pid]) for pid in dict.fromkeys(cited)],
+    return found.model_copy(
+        update={
+            "summary": summary,
+            "highlights": [candidates[i].cited() for i in highlight_ids],
+            "cautions": [candidates[i].cited() for i in caution_ids],
+            "sources": _sources(request, [candidates[i] for i in summary_ids]),
+        }
     )
+
+
+def _sources(request: SummarizeRequest, used: Sequence[Candidate]) -> list[SourceRef]:
+    """The posts the summary quotes, with their permalinks (grounding adds the rest)."""
+    posts = request.post_payloads
+    numbers = list(dict.fromkeys(c.item.thread for c in used))
+    return [SourceRef(post_id=posts[n].post_id, url=str(posts[n].url)) for n in numbers]
 
 
 def _scores(
@@ -216,28 +199,14 @@ def _scores(
         centrality = (similarity.sum(axis=1) - np.diag(similarity)) / (count - 1)
     else:
         centrality = np.zeros(count, dtype=np.float32)
-    terms = _content_terms(query)
+    terms = content_terms(query)
     lexical = np.array(
-        [len(terms & _content_terms(c.text)) / len(terms) if terms else 0.0 for c in candidates],
+        [len(terms & content_terms(c.text)) / len(terms) if terms else 0.0 for c in candidates],
         dtype=np.float32,
     )
     penalty = np.array([c.penalty for c in candidates], dtype=np.float32)
     blended = W_RELEVANCE * relevance + W_CENTRALITY * centrality + W_LEXICAL * lexical - penalty
     return np.asarray(blended, dtype=np.float32)
-
-
-def _content_terms(text: str) -> set[str]:
-    """Lower-case words without stop words, plurals folded ('batteries' ~ 'battery')."""
-    terms = set()
-    for token in tokenize(text):
-        if token in _STOPWORDS or len(token) < 2:
-            continue
-        if token.endswith("ies") and len(token) > 4:
-            token = token[:-3] + "y"
-        elif token.endswith("s") and not token.endswith("ss") and len(token) > 3:
-            token = token[:-1]
-        terms.add(token)
-    return terms
 
 
 def _above(scores: Floats, share: float) -> list[int]:
@@ -308,7 +277,7 @@ def _summary_pieces(candidates: list[Candidate], picked: list[int], budget: int)
     pieces = [candidates[i].cited() for i in picked]
     if len(pieces) == 1 and len(pieces[0]) > budget:
         only = candidates[picked[0]]
-        citation = f" [post:{only.post_id}]"
+        citation = f" [{only.item.marker}]"
         pieces = [truncate_words(only.text, max(1, budget - len(citation))) + citation]
     return pieces
 

@@ -1,68 +1,119 @@
-"""Grounding checks (DESIGN.md "Grounding"): an engine's draft against the evidence, in code.
+"""Grounding (DESIGN.md "Grounding"): an engine's draft against the evidence, in code. One check.
 
-Pure. Nothing an engine returns is trusted: every source must be a post of the evidence with
-that post's own permalink, every inline ``[post:ID]`` must name an evidence post, and every
-link in the text must be an evidence permalink. What fails is removed and named in
-``problems``; any problem makes the result ``partial`` with the problems as its ``reason``.
-Source metadata (url, subreddit, title) always comes from the evidence, never from the model.
+Pure. Nothing an engine returns is trusted:
 
-Not problems (normal tidying): repeated sources, posts cited inline but missing from
-``sources`` (added from the evidence), citation lists such as ``[post:a, post:b]``.
+- every citation and link in every text must name an item of the evidence (a post, video,
+  product or comment the selector showed); what does not is removed and reported
+  (``references``), and kept citations are stored as ``[post:ID]`` / ``[comment:ID]``;
+- a claim left without a citation is dropped: a highlight, caution, hidden gem, dissent,
+  pivot or table row that cites nothing is exactly the confident invention grounding stops;
+- every source must be an evidence post with that post's own permalink; source metadata (url,
+  subreddit, title) always comes from the evidence, never from the model;
+- numbers a reader may act on (a gem's karma, a dissent's votes, when a pivot happened) come
+  from the evidence, never from the engine's text;
+- the summary keeps its budget (cut after a whole sentence), the lists their caps.
+
+Any problem makes the result ``partial`` with the problems as its ``reason``. Not problems
+(normal tidying): repeated sources, items cited inline but missing from ``sources`` (added from
+the evidence), citation lists such as ``[post:a, post:b]``, caps on the staff-engineer sections.
+The staff-engineer ``SidecarSynthesis`` shares the summary text, and its ``sources`` list every
+item any part cites, in first-citation order.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from urllib.parse import parse_qs, urlsplit
+from collections.abc import Iterable
+from dataclasses import dataclass
 
+from crowdsift.citations import citations_in
+from crowdsift.sidecar.models import (
+    ComparisonRow,
+    DraftPivot,
+    DraftRow,
+    HiddenGem,
+    MinorityReport,
+    PivotAlert,
+    SidecarSynthesis,
+)
 from crowdsift.summarizer.config import SummarizerConfig
+from crowdsift.summarizer.evidence import EvidenceEntry, EvidenceIndex
 from crowdsift.summarizer.models import (
+    AnswerDraft,
     PostPayload,
     Source,
     SummarizeRequest,
     SummarizeResult,
-    SummaryDraft,
 )
-from crowdsift.summarizer.selector import truncate_words
+from crowdsift.summarizer.references import Ledger
+from crowdsift.text import truncate_at_sentence
 
-_CITATION = re.compile(r"\s*\[post:([^\]]*)\]", re.IGNORECASE)
-_CITED_ID = re.compile(r"\[post:([^\]\s]+)\]")
-_LINK = re.compile(r"https?://[^\s<>\[\]\"'`]+|www\.[^\s<>\[\]\"'`]+", re.IGNORECASE)
-_TRAILING = ".,;:!?)'\""
-_NOT_A_POST = r"(?:comment\s*:|t[13]_)[^\]\n]*"
-"""Bracketed markers a summary cannot resolve: it cites posts (``[post:ID]``) only."""
-_SENTENCE_END = re.compile(
-    r"(?:[.!?…]+[\"'”’)\]]*(?:\s*\[post:[^\]]*\])*|(?:\s*\[post:[^\]]*\])+)(?=\s|$)"
-)
+
+@dataclass(frozen=True)
+class Grounded:
+    """The checked answer: the seed-004 result, the staff-engineer sections, the problems."""
+
+    result: SummarizeResult
+    synthesis: SidecarSynthesis
+    problems: list[str]
 
 
 def ground(
-    draft: SummaryDraft,
+    draft: AnswerDraft,
     request: SummarizeRequest,
     config: SummarizerConfig,
     *,
     engine: str = "",
-) -> tuple[SummarizeResult, list[str]]:
-    """The grounded result (``ok`` or ``partial``) and what had to be removed from the draft."""
-    checker = _Checker(request.post_payloads)
-    summary = checker.clean_text(draft.summary, "summary")
-    highlights = [h for h in (checker.clean_text(t, "a highlight") for t in draft.highlights) if h]
-    cautions = [c for c in (checker.clean_text(t, "a caution") for t in draft.cautions) if c]
-    problems = checker.problems
-    sources = checker.sources(draft)
+    max_gems: int = 5,
+    max_dissent: int = 3,
+) -> Grounded:
+    """The grounded answer (``ok`` or ``partial``) and what had to be removed from the draft."""
+    ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads))
+    summary, _ = ledger.clean(draft.summary, "summary", claim=False)
     if len(summary) > config.summary_char_budget:
-        problems.append(
+        ledger.problems.append(
             f"summary was {len(summary)} characters; cut to the "
             f"{config.summary_char_budget}-character budget"
         )
         summary = truncate_at_sentence(summary, config.summary_char_budget)
     if not summary:
-        problems.append("the engine returned an empty summary")
-    highlights = _cap(highlights, config.max_highlights, "highlights", problems)
-    cautions = _cap(cautions, config.max_cautions, "cautions", problems)
+        ledger.problems.append("the engine returned an empty summary")
+    summary_entries = _entries_of(summary, ledger.index)
+    ledger.cite(summary_entries)
+    dropped = 0
+    cited_lists: list[list[str]] = []
+    for name, items, limit in (
+        ("highlights", draft.highlights, config.max_highlights),
+        ("cautions", draft.cautions, config.max_cautions),
+    ):
+        kept: list[str] = []
+        for item in items:
+            text, entries = ledger.clean(item, f"a {name[:-1]}", claim=False)
+            if not text:
+                continue
+            if not entries:
+                dropped += 1
+                ledger.problems.append(f"dropped a {name[:-1]} that cites no evidence")
+                continue
+            kept.append(text)
+        if len(kept) > limit:
+            ledger.problems.append(f"kept {limit} of {len(kept)} {name} (the limit)")
+        kept = kept[:limit]
+        for text in kept:
+            ledger.cite(_entries_of(text, ledger.index))
+        cited_lists.append(kept)
+    highlights, cautions = cited_lists
+    sources = _sources(draft, request, ledger, [*ledger.cited.values()])
     if request.post_payloads and not sources:
-        problems.append("the summary cites none of the evidence posts")
+        ledger.problems.append("the summary cites none of the evidence")
+
+    sections = _Sections(ledger, max_gems=max_gems, max_dissent=max_dissent)
+    sections.check(draft)
+    dropped += sections.dropped
+    if sections.dropped:
+        ledger.problems.append(
+            f"dropped {sections.dropped} staff-engineer claim(s) that cite no evidence"
+        )
+    problems = ledger.problems
     result = SummarizeResult(
         status="partial" if problems else "ok",
         summary=summary,
@@ -73,165 +124,162 @@ def ground(
         engine=engine,
         reason="; ".join(problems) if problems else None,
     )
-    return result, problems
+    synthesis = SidecarSynthesis(
+        summary=summary,
+        hidden_gems=sections.gems,
+        minority_report=sections.dissent,
+        pivot_alerts=sections.pivots,
+        comparison_table=sections.table,
+        sources=[entry.source() for entry in ledger.cited.values()],
+        removed_citations=ledger.removed,
+        dropped_claims=dropped,
+    )
+    return Grounded(result, synthesis, problems)
 
 
-def truncate_at_sentence(
-    text: str, limit: int, *, sentence_end: re.Pattern[str] = _SENTENCE_END
-) -> str:
-    """``text`` cut after its last sentence (and that sentence's citations) within ``limit``;
-    at a word boundary with "…" when even the first sentence is too long. ``sentence_end``
-    says what ends a sentence, citations included (``[post:ID]`` here, ``[n]`` elsewhere)."""
-    if len(text) <= limit:
-        return text
-    ends = [m.end() for m in sentence_end.finditer(text) if m.end() <= limit]
-    if ends:
-        return text[: ends[-1]].rstrip()
-    return truncate_words(text, limit)
+def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
+    """The evidence items the stored markers of ``text`` name, in order."""
+    found = (index.resolve_cite(c.marker()) for c in citations_in(text))
+    return list(dict.fromkeys(entry for entry in found if entry is not None))
 
 
-def url_key(url: str) -> str:
-    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash ignored —
-    except YouTube's ``v``, which is the video itself (every video's path is ``/watch``)."""
-    parts = urlsplit(url.strip() if "://" in url else f"https://{url.strip()}")
-    host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
-    key = f"{host}{parts.path.rstrip('/').lower()}"
-    if host == "youtube.com" and parts.path.rstrip("/") == "/watch":
-        key += "?v=" + parse_qs(parts.query).get("v", [""])[0].lower()
-    return key
-
-
-_FOREIGN_TOKEN = re.compile(
-    r"(?P<markdown>\[(?P<label>[^\[\]\n]*)\]\(\s*<?(?P<target>[^()\s<>]+)>?\s*\))"
-    r"|(?P<bracket>\[\s*(?P<inner>[^\[\]\n]{1,300}?)\s*\])"
-    r"|(?P<link>https?://[^\s<>\[\]()\"'`]+|www\.[^\s<>\[\]()\"'`]+)",
-    re.IGNORECASE,
-)
-_NUMBERED = re.compile(r"\d{1,3}(?:\s*[,;]\s*\d{1,3})*")
-
-
-def remove_foreign(
-    text: str,
-    *,
-    allowed: Callable[[str], bool],
-    markers: str,
-    quoted: Callable[[str], bool] = lambda url: False,
-) -> tuple[str, list[str]]:
-    """``text`` without the references in it that lead outside the evidence, and what went.
-
-    Removed: links to a URL ``allowed`` refuses — a bare link may also stay when ``quoted``
-    says it is quoted from the evidence; a Markdown link, which reads as a citation, keeps
-    only its label (none if the label is a bare number) —, brackets whose content fully
-    matches the regex ``markers`` (citation kinds that are not valid in this text, e.g.
-    ``comment:ID`` in a summary that cites posts), and numbered markers ``[n]`` (footnotes
-    that point nowhere). Removed items are listed in order, each once; gaps they leave before
-    punctuation close.
-    """
-    foreign = re.compile(markers, re.IGNORECASE)
-    removed: list[str] = []
-
-    def drop(what: str, keep: str = "") -> str:
-        if what not in removed:
-            removed.append(what)
-        return keep
-
-    def replace(match: re.Match[str]) -> str:
-        if match.group("markdown"):
-            label, target = match.group("label").strip(), match.group("target")
-            if not _LINK.fullmatch(target) or allowed(target):
-                return match.group(0)
-            return drop(target, "" if _NUMBERED.fullmatch(label) else label)
-        if match.group("bracket"):
-            inner = match.group("inner")
-            if _NUMBERED.fullmatch(inner) or foreign.fullmatch(inner):
-                return drop(f"[{inner}]")
-            return match.group(0)
-        link = match.group("link")
-        bare = link.rstrip(_TRAILING + "”’»…")
-        return link if allowed(bare) or quoted(bare) else drop(bare, link[len(bare) :])
-
-    cleaned = _FOREIGN_TOKEN.sub(replace, text)
-    if removed:
-        cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned))
-    return cleaned.strip(), removed
-
-
-class _Checker:
-    """Checks one draft against one evidence set, collecting problems and cited posts."""
-
-    def __init__(self, evidence: list[PostPayload]) -> None:
-        self.posts = {p.post_id: p for p in evidence}
-        self.ids = {p.post_id.lower(): p.post_id for p in evidence}
-        self.urls = {url_key(str(p.url)) for p in evidence}
-        self.cited: list[str] = []
-        self.problems: list[str] = []
-
-    def clean_text(self, text: str, where: str) -> str:
-        """``text`` without unknown citations and foreign links, whitespace tidied."""
-        before = len(self.problems)
-        text = _CITATION.sub(lambda m: self._citation(m.group(1), where), text)
-        text, foreign = remove_foreign(
-            text, allowed=lambda url: url_key(url) in self.urls, markers=_NOT_A_POST
-        )
-        for what in foreign:
-            self.problems.append(
-                f"removed {what!r} from {where}: summaries cite posts only, as [post:ID]"
-                if what.startswith("[")
-                else f"removed link {what!r} from {where}: not an evidence permalink"
+def _sources(
+    draft: AnswerDraft,
+    request: SummarizeRequest,
+    ledger: Ledger,
+    cited: Iterable[EvidenceEntry],
+) -> list[Source]:
+    """Draft sources that name an evidence post with its URL, then every post cited inline
+    (a comment's post for a comment)."""
+    index = ledger.index
+    chosen: list[PostPayload] = []
+    for ref in draft.sources:
+        wanted = ref.post_id.strip().removeprefix("post:")
+        entry = index.threads.get(wanted.lower())
+        if entry is None or entry.post is None:
+            ledger.problems.append(f"dropped source {ref.post_id!r}: not in the evidence")
+            if ref.post_id not in ledger.removed:
+                ledger.removed.append(ref.post_id)
+            continue
+        if ref.url is not None and index.resolve_cite(ref.url) is not entry:
+            ledger.problems.append(
+                f"dropped source {entry.id!r}: url {ref.url!r} is not that post's permalink"
             )
-        text = " ".join(text.split())
-        if len(self.problems) > before:  # something was cut out: close the gap it left
-            text = re.sub(r"\s+([.,;:!?])", r"\1", text)
-        return text.strip()
+            continue
+        chosen.append(entry.post)
+    chosen += [entry.post for entry in cited if entry.post is not None]
+    unique = {post.post_id: post for post in reversed(chosen)}
+    order = list(dict.fromkeys(post.post_id for post in chosen))
+    return [_source(unique[post_id]) for post_id in order]
 
-    def _citation(self, inner: str, where: str) -> str:
-        known: list[str] = []
-        for part in re.split(r"[,;\s]+", inner):
-            ref = re.sub(r"^post:", "", part.strip(), flags=re.IGNORECASE)
-            if not ref:
-                continue
-            post_id = self.ids.get(ref.lower())
-            if post_id is None:
-                self.problems.append(f"removed citation of unknown post {ref!r} from {where}")
-            else:
-                known.append(post_id)
-                self.cited.append(post_id)
-        return "".join(f" [post:{post_id}]" for post_id in dict.fromkeys(known))
 
-    def sources(self, draft: SummaryDraft) -> list[Source]:
-        """Draft sources that name an evidence post with its URL, then uncited-listed posts."""
-        chosen: list[str] = []
-        for ref in draft.sources:
-            post_id = self.ids.get(ref.post_id.strip().removeprefix("post:").lower())
-            if post_id is None:
-                self.problems.append(f"dropped source {ref.post_id!r}: not in the evidence")
-                continue
-            if ref.url is not None and url_key(ref.url) != url_key(str(self.posts[post_id].url)):
-                self.problems.append(
-                    f"dropped source {post_id!r}: url {ref.url!r} is not that post's permalink"
+def _source(post: PostPayload) -> Source:
+    return Source(
+        post_id=post.post_id, kind=post.kind, url=post.url, subreddit=post.subreddit,
+        title=post.title,
+    )  # fmt: skip
+
+
+class _Sections:
+    """The staff-engineer sections of a draft, checked: cited, capped, numbers from evidence."""
+
+    def __init__(self, ledger: Ledger, *, max_gems: int, max_dissent: int) -> None:
+        self.ledger = ledger
+        self.max_gems = max_gems
+        self.max_dissent = max_dissent
+        self.gems: list[HiddenGem] = []
+        self.dissent: list[MinorityReport] = []
+        self.pivots: list[PivotAlert] = []
+        self.table: list[ComparisonRow] = []
+        self.dropped = 0
+
+    def check(self, draft: AnswerDraft) -> None:
+        for claim in draft.hidden_gems:
+            checked = self._claim(claim.text, claim.cites, "a hidden gem")
+            if checked is not None and len(self.gems) < self.max_gems:
+                text, entries = checked
+                self.gems.append(
+                    HiddenGem(text=text, sources=self._urls(entries), score=_best(entries))
                 )
-                continue
-            chosen.append(post_id)
-        chosen.extend(self.cited)
-        return [self._source(self.posts[post_id]) for post_id in dict.fromkeys(chosen)]
+        for claim in draft.minority_report:
+            checked = self._claim(claim.text, claim.cites, "the minority report")
+            if checked is not None and len(self.dissent) < self.max_dissent:
+                text, entries = checked
+                self.dissent.append(
+                    MinorityReport(text=text, sources=self._urls(entries), votes=_best(entries))
+                )
+        for pivot in draft.pivot_alerts:
+            alert = self._pivot(pivot)
+            if alert is not None:
+                self.pivots.append(alert)
+        for row in draft.comparison_table:
+            checked_row = self._row(row)
+            if checked_row is not None:
+                self.table.append(checked_row)
 
-    @staticmethod
-    def _source(post: PostPayload) -> Source:
-        return Source(
-            post_id=post.post_id,
-            kind=post.kind,
-            url=post.url,
-            subreddit=post.subreddit,
-            title=post.title,
+    def _urls(self, entries: list[EvidenceEntry]) -> list[str]:
+        self.ledger.cite(entries)
+        return [entry.url for entry in entries]
+
+    def _claim(
+        self, text: str, cites: list[str], where: str
+    ) -> tuple[str, list[EvidenceEntry]] | None:
+        """(plain text, cited entries), or None (counted) when no citation survives or no
+        text is left. Entries are not cited here: a claim dropped later (a cap) adds none."""
+        cleaned, inline = self.ledger.clean(text, where, claim=True)
+        entries = _merge(self.ledger.resolve(cites, where), inline)
+        if not entries or not cleaned:
+            self.dropped += 1
+            return None
+        return cleaned, entries
+
+    def _pivot(self, pivot: DraftPivot) -> PivotAlert | None:
+        checked = self._claim(pivot.text, pivot.cites, "a pivot alert")
+        from_option, from_cites = self.ledger.clean(pivot.from_option, "a pivot", claim=True)
+        to_option, to_cites = self.ledger.clean(pivot.to_option, "a pivot", claim=True)
+        if checked is None:
+            return None
+        if not from_option or not to_option:
+            self.dropped += 1
+            return None
+        text, entries = checked
+        entries = _merge(entries, [*from_cites, *to_cites])
+        dates = [entry.created_at for entry in entries if entry.created_at is not None]
+        return PivotAlert(
+            from_option=from_option,
+            to_option=to_option,
+            text=text,
+            sources=self._urls(entries),
+            first_seen=min(dates) if dates else None,
+            last_seen=max(dates) if dates else None,
+        )
+
+    def _row(self, row: DraftRow) -> ComparisonRow | None:
+        where = "the comparison table"
+        entries = self.ledger.resolve(row.cites, where)
+        option, inline = self.ledger.clean(row.option, where, claim=True)
+        verdict, more = self.ledger.clean(row.verdict, where, claim=True)
+        inline += more
+        pros: list[str] = []
+        cons: list[str] = []
+        for items, target in ((row.pros, pros), (row.cons, cons)):
+            for item in items:
+                cleaned, more = self.ledger.clean(item, where, claim=True)
+                inline += more
+                if cleaned:
+                    target.append(cleaned)
+        entries = _merge(entries, inline)
+        if not option or not entries:
+            self.dropped += 1
+            return None
+        return ComparisonRow(
+            option=option, verdict=verdict, pros=pros, cons=cons, sources=self._urls(entries)
         )
 
 
-def _cap(items: list[str], limit: int, name: str, problems: list[str]) -> list[str]:
-    if len(items) > limit:
-        problems.append(f"kept {limit} of {len(items)} {name} (the limit)")
-    return items[:limit]
+def _best(entries: list[EvidenceEntry]) -> int:
+    return max(entry.score for entry in entries)
 
 
-def cited_ids(text: str) -> list[str]:
-    """Post IDs cited as ``[post:ID]`` in ``text``, in order, each once."""
-    return list(dict.fromkeys(_CITED_ID.findall(text)))
+def _merge(first: list[EvidenceEntry], more: Iterable[EvidenceEntry]) -> list[EvidenceEntry]:
+    return list(dict.fromkeys([*first, *more]))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crowdsift.planner import STOPWORDS, product_variants
+from crowdsift.planner import product_variants
+from crowdsift.text import STOPWORDS
 
 # --- specifics: the concrete things a reader can act on ------------------------------------
 

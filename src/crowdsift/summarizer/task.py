@@ -1,9 +1,10 @@
-"""The summarize task: one ``Task[SummaryDraft]`` that any engine can run.
+"""The one synthesis task: one ``Task[AnswerDraft]`` that any engine can run.
 
 An LLM engine gets ``messages()`` (the versioned prompt with fenced evidence) and must answer
-with JSON matching ``SummaryDraft``; the local engine runs ``run_local`` (the extractive
-strategy). Either way the draft is checked against the evidence afterwards (``grounding``):
-the task itself trusts nothing it is given back.
+with JSON matching ``AnswerDraft``: summary, highlights, cautions, sources and the
+staff-engineer sections. The local engine runs ``run_local`` (the extractive strategy). Either
+way the draft is checked against the evidence afterwards (``grounding``): the task itself
+trusts nothing it is given back.
 """
 
 from __future__ import annotations
@@ -14,20 +15,27 @@ from pydantic import BaseModel
 
 from crowdsift.engines.base import ChatMessage, LocalKit, Phase, Task
 from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.extractive import extract_summary
-from crowdsift.summarizer.models import SummarizeRequest, SummaryDraft
-from crowdsift.summarizer.prompt import build_messages
+from crowdsift.summarizer.extractive import local_answer
+from crowdsift.summarizer.models import AnswerDraft, SummarizeRequest
+from crowdsift.summarizer.prompt import PromptContext, build_messages
+from crowdsift.summarizer.sections import Limits
 
 
-class SummarizeTask(Task[SummaryDraft]):
-    """Summarise ``request``'s evidence within ``config``'s limits (phase ``synthesis``)."""
+class AnswerTask(Task[AnswerDraft]):
+    """Answer ``request``'s question from its evidence within the limits (phase ``synthesis``)."""
 
     phase: ClassVar[Phase] = "synthesis"
-    output_model: ClassVar[type[BaseModel]] = SummaryDraft
+    output_model: ClassVar[type[BaseModel]] = AnswerDraft
 
-    def __init__(self, request: SummarizeRequest, config: SummarizerConfig) -> None:
+    def __init__(
+        self,
+        request: SummarizeRequest,
+        config: SummarizerConfig,
+        context: PromptContext | None = None,
+    ) -> None:
         self.request = request
         self.config = config
+        self.context = context or PromptContext()
 
     @property
     def prompt_version(self) -> str:  # type: ignore[override]  # per request, not per class
@@ -35,15 +43,20 @@ class SummarizeTask(Task[SummaryDraft]):
         return self.request.prompt_version
 
     def messages(self) -> list[ChatMessage]:
-        return build_messages(self.request, self.config)
+        return build_messages(self.request, self.config, self.context)
 
-    def run_local(self, kit: LocalKit) -> SummaryDraft:
-        return extract_summary(self.request, self.config, kit.embedder)
+    def run_local(self, kit: LocalKit) -> AnswerDraft:
+        limits = Limits(
+            compared=tuple(self.context.compared) if self.context.table_required else (),
+            max_gems=self.context.max_gems,
+            max_dissent=self.context.max_dissent,
+        )
+        return local_answer(self.request, self.config, kit.embedder, limits=limits)
 
-    def parse(self, data: Any) -> SummaryDraft:
+    def parse(self, data: Any) -> AnswerDraft:
         """Accept the draft, also when a model lists sources as bare IDs (``["abc"]``).
 
-        Everything else must match ``SummaryDraft``; citations are checked later, not here.
+        Everything else must match ``AnswerDraft``; citations are checked later, not here.
         """
         if isinstance(data, dict) and isinstance(data.get("sources"), list):
             data = {

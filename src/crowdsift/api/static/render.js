@@ -153,13 +153,15 @@ function expertSources(sources) {
 function communityInsights(result, request) {
   const reddit = result && result.reddit_response;
   const summary = result && result.summary;
+  const synthesis = reddit && reddit.synthesis;
   if (!reddit && !summary) {
     return [el("p", { className: "placeholder" }, request.search_reddit
       ? "The Reddit search brought nothing back." : "The search brought nothing back.")];
   }
   const parts = [];
   if (reddit) parts.push(...redditResponse(reddit));
-  if (summary) parts.push(redditSummary(summary, summaryTitle(request)));
+  // One answer, shown once: its summary, takeaways, the staff-engineer sections, one source list.
+  if (summary || synthesis) parts.push(answerBlock(summary, synthesis, summaryTitle(request)));
   return parts;
 }
 
@@ -174,23 +176,75 @@ function redditResponse(reddit) {
   if ((reddit.errors || []).length) {
     parts.push(el("ul", { className: "error" }, reddit.errors.map((e) => el("li", {}, String(e)))));
   }
-  if (reddit.synthesis) parts.push(...synthesisSections(reddit.synthesis));
   return parts;
 }
 
-function synthesisSections(synthesis) {
-  const parts = [];
-  const sources = synthesis.sources || [];
-  const number = new Map(sources.map((s, i) => [String(s.url), i + 1]));
-  const resolve = (m) => {
-    const n = Number(m[3]);
-    return m[3] && sources[n - 1] ? { n, url: sources[n - 1].url } : null;
+/**
+ * The one numbered source list: the summary's sources (posts, videos, products), then each
+ * thread or comment the sections cite. ``resolve`` turns a stored [post:ID] / [comment:ID]
+ * marker into its number, ``links`` numbers a claim's permalinks; ids never reach the page.
+ */
+function numberedSources(summary, synthesis) {
+  const entries = [];
+  const byKey = new Map();
+  const byUrl = new Map();
+  const add = (key, url, item) => {
+    const known = byKey.get(key) || byUrl.get(String(url));
+    if (known) {
+      byKey.set(key, known);
+      return;
+    }
+    entries.push({ ...item, url: String(url) });
+    byKey.set(key, entries.length);
+    byUrl.set(String(url), entries.length);
   };
-  const links = (urls) => el("span", { className: "source-links" }, (urls || []).map((url, i) => {
-    const n = number.get(String(url));
-    return [" ", sourceLink(url, n ? `[${n}]` : `[link ${i + 1}]`, `source ${n || i + 1}`)];
+  for (const s of (summary && summary.sources) || []) {
+    add(`post:${String(s.post_id).toLowerCase()}`, s.url,
+      { kind: s.kind || "reddit", title: s.title, where: whereOf(s.kind, s.subreddit) });
+  }
+  for (const s of (synthesis && synthesis.sources) || []) {
+    const comment = s.kind === "comment";
+    add(`${comment ? "comment" : "post"}:${String(s.id).toLowerCase()}`, s.url,
+      { kind: "reddit", title: comment ? `a comment in “${String(s.title)}”` : s.title, where: "" });
+  }
+  const resolve = (m) => {
+    const n = m[1] ? byKey.get(`${m[1]}:${String(m[2]).toLowerCase()}`) : undefined;
+    return n ? { n, url: entries[n - 1].url } : null;
+  };
+  const links = (urls) => el("span", { className: "source-links" }, (urls || []).map((url) => {
+    const n = byUrl.get(String(url));
+    return n ? [" ", el("sup", { className: "cite" }, sourceLink(url, `[${n}]`, `source ${n}`))] : [];
   }));
-  parts.push(section("What the community says", prose(synthesis.summary, resolve)));
+  return { entries, resolve, links };
+}
+
+function answerBlock(summary, synthesis, title) {
+  const { entries, resolve, links } = numberedSources(summary, synthesis);
+  const text = summary ? summary.summary : synthesis.summary;
+  const parts = [el("h3", {}, title)];
+  if (summary) {
+    parts.push(el("p", { className: "card-meta" }, statusBadge(summary.status), " ",
+      badge(engineLabel(summary.engine)), summary.reason ? ` ${String(summary.reason)}` : ""));
+  }
+  parts.push(section("What the community says", prose(text, resolve)));
+  if (summary && (summary.highlights || []).length) {
+    parts.push(section("Highlights", bulletList(summary.highlights, (h) => cited(h, resolve))));
+  }
+  if (summary && (summary.cautions || []).length) {
+    parts.push(section("Cautions", bulletList(summary.cautions, (c) => cited(c, resolve))));
+  }
+  if (synthesis) parts.push(...synthesisSections(synthesis, links));
+  if (entries.length) {
+    parts.push(section("Sources", el("ol", { className: "sources" }, entries.map((s) =>
+      el("li", { "data-kind": String(s.kind) }, kindBadge(s.kind), " ",
+        sourceLink(s.url, String(s.title || s.url)), " ",
+        el("span", { className: "hint" }, String(s.where)))))));
+  }
+  return el("section", { className: "block reddit-summary" }, parts);
+}
+
+function synthesisSections(synthesis, links) {
+  const parts = [];
   if ((synthesis.hidden_gems || []).length) {
     parts.push(section("Hidden gems", bulletList(synthesis.hidden_gems, (g) =>
       [cited(g.text), " ", badge(`▲ ${Number(g.score) || 0}`), links(g.sources)])));
@@ -208,11 +262,6 @@ function synthesisSections(synthesis) {
   if ((synthesis.comparison_table || []).length) {
     parts.push(section("Comparison", comparisonTable(synthesis.comparison_table, links)));
   }
-  if (sources.length) {
-    parts.push(section("Sources", el("ol", { className: "sources" }, sources.map((s) =>
-      el("li", {}, sourceLink(s.url, String(s.title || s.url)), " ",
-        el("span", { className: "hint" }, `(${String(s.kind ?? "")})`))))));
-  }
   return parts;
 }
 
@@ -229,20 +278,3 @@ function comparisonTable(rows, links) {
     el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
 }
 
-function redditSummary(summary, title) {
-  const sources = summary.sources || [];
-  const resolve = byPostId(sources);
-  return el("section", { className: "block reddit-summary" },
-    el("h3", {}, title),
-    el("p", { className: "card-meta" }, statusBadge(summary.status), " ",
-      badge(engineLabel(summary.engine)), summary.reason ? ` ${String(summary.reason)}` : ""),
-    prose(summary.summary, resolve),
-    (summary.highlights || []).length
-      ? section("Highlights", bulletList(summary.highlights, (h) => cited(h, resolve))) : null,
-    (summary.cautions || []).length
-      ? section("Cautions", bulletList(summary.cautions, (c) => cited(c, resolve))) : null,
-    sources.length ? section("Sources", el("ol", { className: "sources" }, sources.map((s) =>
-      el("li", { "data-kind": String(s.kind ?? "reddit") }, kindBadge(s.kind), " ",
-        sourceLink(s.url, String(s.title || s.url)), " ",
-        el("span", { className: "hint" }, whereOf(s.kind, s.subreddit)))))) : null);
-}

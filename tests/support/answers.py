@@ -1,0 +1,40 @@
+"""Seed 004's shape for tests: a FetchResult through the selector and the one synthesis.
+
+The research run synthesises drilled threads (``synthesize_answer``); many summarizer tests
+are clearer over a hand-made ``FetchResult``. ``summarize_fetch`` is exactly the selector
+(``select_evidence``) followed by the one engine call (``answer_request``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from crowdsift.engines.base import Engine
+from crowdsift.models import FetchResult
+from crowdsift.sources.models import EvidenceItem
+from crowdsift.summarizer.answer import answer_request
+from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
+from crowdsift.summarizer.models import SummarizeResult
+from crowdsift.summarizer.prompt import get_template
+from crowdsift.summarizer.selector import select_evidence
+
+
+def summarize_fetch(
+    fetched: FetchResult,
+    *,
+    engine: Engine,
+    selector_config: SelectorConfig | None = None,
+    summarizer_config: SummarizerConfig | None = None,
+    prompt_version: str = "v1",
+    extra: Sequence[EvidenceItem] = (),
+) -> SummarizeResult:
+    """The grounded summary of ``fetched``; never raises on engine errors (status error)."""
+    get_template(prompt_version)
+    request = select_evidence(
+        fetched, selector_config or SelectorConfig(), prompt_version=prompt_version, extra=extra
+    )
+    answer = asyncio.run(
+        answer_request(request, analysis=None, engine=engine, summarizer_config=summarizer_config)
+    )
+    return answer.summary
