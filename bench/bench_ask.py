@@ -1,9 +1,10 @@
 """`crowdsift ask` cost: LLM calls per question, and local wall time against its floor.
 
-1. LLM calls per ask in Reddit-only mode with the `openai` engine, against the local
-   chat-completions server, counted by the pipeline's CountingEngine; once with a good gate
-   yield and once with a poor one that forces the single refetch. Target: at most 4 calls.
-   Tokens per call are reported.
+1. LLM calls per `crowdsift ask` in Reddit-only mode with the `openai` engine: the real CLI in a
+   fresh process and data directory, against the local chat-completions server; once with a
+   good gate yield (target 3: formulate, relevance, synthesis) and once with a poor one that
+   forces the single refetch (target 4). Requests the server served are checked against the
+   calls counted; tokens per call are reported.
 2. Local `ask` wall time on the demo archive as a ratio to the irreducible floor measured in
    the same run: loading the embedding model and embedding every text the ask embeds, once.
    Target <= 1.5.
@@ -15,48 +16,104 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from crowdsift.archive.demo import ensure_demo_archive
 from crowdsift.archive.profiles import subreddit_profiles
 from crowdsift.config import Settings
 from crowdsift.engines.embedding import SentenceTransformerEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
-from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.quick_ask import ask
 from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import AskDeps, ResearchResult
-from crowdsift.testing.openai_server import ChatCompletionsServer
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps, ResearchResult
+from tests.support.openai_server import ChatCompletionsServer
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
-MAX_CALLS = 4
 TARGET_RATIO = 1.5
 
 
 def _responder(keep_share: float) -> Any:
+    """An OpenAI-compatible 'model' for the three tasks of a Reddit-only ask."""
+
     def respond(body: dict[str, Any]) -> str:
         schema = body.get("response_format", {}).get("json_schema", {}).get("name", "")
         text = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
-        if schema == "PlanDraft":
-            return json.dumps({"search_terms": ["plaud", "voice recorder"],
-                               "subreddits": ["gadgets", "productivity"]})  # fmt: skip
+        if schema == "FormulationDraft":
+            return json.dumps({
+                "english_question": QUESTION, "intent": "comparison",
+                "keywords": ["plaud note", "phone recording app"],
+                "ai_queries": ["plaud note vs phone app"],
+                "subreddits": ["gadgets", "productivity"],
+                "compared": ["plaud note", "phone recording app"],
+            })  # fmt: skip
         if schema == "RelevanceVerdicts":
             count = len(re.findall(r'<evidence id="item:\d+">', text))
             keep = round(count * keep_share)
-            return json.dumps({"relevant": [i < keep for i in range(count)]})
-        post_ids = re.findall(r'<evidence id="post:([A-Za-z0-9_]+)">', text)
-        cited = post_ids[:2]
+            scores = [0.9 if i < keep else 0.1 for i in range(count)]
+            return json.dumps({"relevant": [i < keep for i in range(count)], "scores": scores})
+        if schema != "AnswerDraft":
+            raise ValueError(f"the bench model has no answer for {schema!r}")
+        cited = list(dict.fromkeys(re.findall(r"post:([A-Za-z0-9_-]+)", text)))[:2]
         return json.dumps({
             "summary": " ".join(f"A point from the evidence. [post:{p}]" for p in cited),
-            "highlights": [], "cautions": [],
-            "sources": [{"post_id": p} for p in cited],
+            "highlights": [], "cautions": [], "sources": [{"post_id": p} for p in cited],
         })  # fmt: skip
 
     return respond
+
+
+def _cli_ask(server: ChatCompletionsServer, home: Path, page_size: int) -> dict[str, Any]:
+    """The real ``crowdsift ask`` in its own process, its own data directory, JSON out."""
+    env = {
+        **os.environ, "CROWDSIFT_HOME": str(home), "CROWDSIFT_LLM_BASE_URL": server.base_url,
+        "CROWDSIFT_LLM_API_KEY": "bench-key", "HF_HUB_OFFLINE": "1",
+        "CROWDSIFT_SIDECAR_PAGE_SIZE": str(page_size),
+    }  # fmt: skip
+    command = [sys.executable, "-m", "crowdsift", "ask", QUESTION, "--engine", "openai",
+               "--source", "archive", "--no-store", "--json"]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"crowdsift ask failed ({done.returncode}): {done.stderr[-2000:]}")
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def llm_calls(archive: Path) -> dict[str, float]:
+    """LLM calls per ``crowdsift ask`` (Reddit only, openai engine), good yield and refetch."""
+    figures: dict[str, float] = {}
+    # A small page (3) fills on the demo archive, so a poor yield is allowed its one refetch.
+    for label, share, page, target in (("good yield", 0.9, 25, 3), ("poor yield", 0.1, 3, 4)):
+        with (
+            ChatCompletionsServer(api_key="bench-key", responder=_responder(share)) as server,
+            tempfile.TemporaryDirectory() as home,
+        ):
+            result = _cli_ask(server, Path(home), page)
+            served = len(server.requests)
+        usage = result["usage"]
+        calls = usage["calls"]
+        if served < calls:
+            raise SystemExit(f"the server saw {served} requests for {calls} counted calls")
+        if result["fetch"]["refetched"] != (label == "poor yield"):
+            raise SystemExit(f"{label}: the gate's refetch did not behave as this case needs")
+        per_call_in = usage["prompt_tokens"] / max(calls, 1)
+        per_call_out = usage["completion_tokens"] / max(calls, 1)
+        verdict = "PASS" if calls <= target else "FAIL"
+        print(
+            f"LLM calls per ask ({label}): {calls} {dict(usage['by_phase'])} "
+            f"(target <= {target}) {verdict}; requests served: {served}; tokens per call: "
+            f"{per_call_in:.0f} in, {per_call_out:.0f} out; "
+            f"refetched: {result['fetch']['refetched']}"
+        )
+        figures[f"calls_{label.replace(' ', '_')}"] = calls
+    return figures
 
 
 async def _ask(settings: Settings, engine: Any, archive: Path) -> ResearchResult:
@@ -64,31 +121,10 @@ async def _ask(settings: Settings, engine: Any, archive: Path) -> ResearchResult
     deps = AskDeps(settings=settings, engine=engine, source=source,
                    candidates=subreddit_profiles(archive))  # fmt: skip
     try:
-        return (await ask(QUESTION, deps)).result
+        return (await run_research(QUESTION, deps)).result
     finally:
         source.close()
         await engine.aclose()
-
-
-def llm_calls(archive: Path) -> dict[str, float]:
-    figures: dict[str, float] = {}
-    for label, share in (("good yield", 0.9), ("poor yield", 0.2)):
-        with ChatCompletionsServer(api_key="bench-key", responder=_responder(share)) as server:
-            settings = Settings(llm_base_url=server.base_url, llm_api_key="bench-key")
-            result = asyncio.run(
-                _ask(settings, OpenAICompatEngine.from_settings(settings), archive)
-            )
-        usage = result.usage
-        per_call_in = usage.prompt_tokens / max(usage.calls, 1)
-        per_call_out = usage.completion_tokens / max(usage.calls, 1)
-        verdict = "PASS" if usage.calls <= MAX_CALLS else "FAIL"
-        print(
-            f"LLM calls per ask ({label}): {usage.calls} {dict(usage.by_phase)} "
-            f"(target <= {MAX_CALLS}) {verdict}; tokens per call: {per_call_in:.0f} in, "
-            f"{per_call_out:.0f} out; refetched: {result.fetch.refetched}"
-        )
-        figures[f"calls_{label.replace(' ', '_')}"] = usage.calls
-    return figures
 
 
 class _Recording:

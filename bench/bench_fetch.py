@@ -14,12 +14,13 @@ import argparse
 import time
 from datetime import UTC, datetime
 
+import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from crowdsift.config import Settings
 from crowdsift.models import FetchResult, SearchPlan
 from crowdsift.reddit.fetcher import RedditFetcher
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.testing.corpus import build_corpus
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.corpus import build_corpus
+from tests.support.reddit_server import RedditProtocolServer
 
 TARGET = 0.35
 SUBS = ["homeimprovement", "tools", "diy"]

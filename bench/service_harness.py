@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
+
 _INTERESTS_TEXT = """
 impact driver|voice recorder|airflow pipeline|local coding stack|drywall anchors|meeting notes
 transcription|cordless drill|data warehouse|paint primer|noise cancelling|dbt models|router
@@ -72,7 +74,7 @@ def serve(env: dict[str, str], *, log: IO[bytes] | None = None) -> Iterator[Serv
     graceful stop: running jobs finish) and is killed if it takes over two minutes.
 
     ``log`` receives the server's stderr (discarded when None)."""
-    from crowdsift.testing.net import free_port
+    from tests.support.net import free_port
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -39,21 +39,17 @@ from crowdsift.feed.agent import DecideTask
 from crowdsift.feed.formatting import format_feed_for_prompt
 from crowdsift.gate import GateItem, RelevanceTask
 from crowdsift.log import configure_logging
-from crowdsift.planner import PlanTask
 from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
 from crowdsift.reddit.transport.http import HttpTransport
 from crowdsift.sidecar.formulate import FormulateTask
-from crowdsift.sidecar.models import QueryAnalysis
-from crowdsift.sidecar.rerank import RerankTask
-from crowdsift.sidecar.synthesis import SynthesisTask
 from crowdsift.sources.amazon import AmazonSource
 from crowdsift.sources.amazon_auth import CreatorsOAuth
 from crowdsift.sources.youtube import YouTubeSource
 from crowdsift.sources.youtube_api import YouTubeTransport
 from crowdsift.summarizer.config import SummarizerConfig
 from crowdsift.summarizer.models import SummarizeRequest
-from crowdsift.summarizer.task import SummarizeTask
+from crowdsift.summarizer.task import AnswerTask
 from crowdsift.testing.factories import make_post
 
 T = TypeVar("T")
@@ -145,17 +141,6 @@ def reply_tasks() -> dict[str, Task[Any]]:
     """One instance of every Task in crowdsift, by class name; tests check none is missing."""
     posts = (_expert_post(1), _expert_post(2))
     feed_posts = [make_post("abc123", "Desk review"), make_post("def456", "Chair review")]
-    analysis = QueryAnalysis(
-        question="q",
-        language="en",
-        english_question="q",
-        intent="general",
-        ai_mode="none",
-        temporal="evergreen",
-        time_filter="all",
-        keywords=["desk"],
-        subreddits=["gadgets"],
-    )
     request = SummarizeRequest(
         query="q",
         plan_id="6f1c2a4e-0d3b-4c1e-9a57-2b8d4e6f0a01",
@@ -167,9 +152,8 @@ def reply_tasks() -> dict[str, Task[Any]]:
         max_comment_chars=200,
     )
     tasks: list[Task[Any]] = [
-        PlanTask(question="q"),
         RelevanceTask(query="q", source="reddit", items=(GateItem(title="t", snippet="s"),)),
-        SummarizeTask(request, SummarizerConfig()),
+        AnswerTask(request, SummarizerConfig()),
         DecideTask(
             agent="a",
             persona="p",
@@ -177,8 +161,6 @@ def reply_tasks() -> dict[str, Task[Any]]:
             feed_text=format_feed_for_prompt(feed_posts),
         ),
         FormulateTask(question="q"),
-        RerankTask(question="q", candidates=()),
-        SynthesisTask(question="q", analysis=analysis, threads=()),
         MediumScoringTask(question="q", posts=posts),
         ReduceTask(
             question="q",
@@ -198,13 +180,15 @@ def reply_tasks() -> dict[str, Task[Any]]:
 
 
 VALID_REPLIES: dict[str, Any] = {
-    "PlanTask": {"search_terms": ["standing desk"], "subreddits": ["gadgets"], "notes": "n"},
-    "RelevanceTask": {"relevant": [True]},
-    "SummarizeTask": {"summary": "s [post:abc]", "highlights": ["h"], "sources": ["abc"]},
+    "RelevanceTask": {"relevant": [True], "scores": [0.8]},
+    "AnswerTask": {
+        "summary": "s [post:abc]",
+        "highlights": ["h"],
+        "sources": ["abc"],
+        "hidden_gems": [{"text": "g", "cites": ["post:abc"]}],
+    },
     "DecideTask": {"action": "like", "post_id": "abc123", "reason": "fits"},
     "FormulateTask": {"english_question": "q", "intent": "comparison", "keywords": ["desk"]},
-    "RerankTask": {"scores": [0.5, 1.0]},
-    "SynthesisTask": {"summary": "s", "hidden_gems": [{"text": "g", "cites": ["post:a"]}]},
     "MediumScoringTask": {"scores": [{"post_id": 1, "score": 0.7}]},
     "ReduceTask": {"answer": "a [post:1]"},
     "DriftTask": {"groups": [{"topic": "t", "keywords": ["k"], "comment_ids": [1, 2]}]},

@@ -2,7 +2,7 @@
 
 Seeds come only from crowdsift's own bundled sample data (``crowdsift/demo``: the demo archive
 and the demo expert exports, all written by the project) and the builders in
-``crowdsift.testing``; nothing third-party. Each seed is small (a few KB) and valid, so the
+``tests.support``; nothing third-party. Each seed is small (a few KB) and valid, so the
 fuzzer starts from inputs that reach deep into each parser. Re-run after changing a target's
 input layout:
 
@@ -18,9 +18,10 @@ from typing import Any
 
 import zstandard
 
-from crowdsift.testing.amazon_server import product
-from crowdsift.testing.reddit_listings import CommentTree, complete_post, listing
+import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from harness import AMAZON_TOKEN_BODY, VALID_REPLIES, reply_tasks
+from tests.support.amazon_server import product
+from tests.support.reddit_listings import CommentTree, complete_post, listing
 
 ROOT = Path(__file__).resolve().parent
 DEEP = b"[" * 1100 + b"]" * 1100

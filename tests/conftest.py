@@ -15,7 +15,7 @@ import sqlalchemy
 
 from crowdsift.config import get_settings
 from crowdsift.log import configure_logging
-from crowdsift.testing.net import free_port, wait_for_http
+from tests.support.net import free_port, wait_for_http
 
 POSTGRES_URL = os.environ.get(
     "CROWDSIFT_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

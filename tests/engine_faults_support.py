@@ -28,7 +28,7 @@ from crowdsift.config import Settings
 from crowdsift.engines.openai_compat import OpenAICompatEngine
 from crowdsift.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
 from crowdsift.testing.expert_store import MemoryExpertStore
-from crowdsift.testing.openai_server import (
+from tests.support.openai_server import (
     ChatCompletionsServer,
     Queued,
     delay,
@@ -98,7 +98,10 @@ Reply = dict[str, Any]
 
 def _relevance(body: dict[str, Any]) -> Reply:
     count = int(re.search(r"exactly (\d+) booleans", _text(body, "system")).group(1))  # type: ignore[union-attr]
-    return {"relevant": [n % 2 == 0 for n in range(count)]}  # every other item is relevant
+    return {  # every other item is relevant; earlier items answer more directly
+        "relevant": [n % 2 == 0 for n in range(count)],
+        "scores": [round(max(0.1, 0.95 - 0.01 * n), 2) for n in range(count)],
+    }
 
 
 def _map(body: dict[str, Any]) -> Reply:
@@ -175,40 +178,28 @@ class Formulation:
             "compared": [],
         }
 
-    def plan(self, body: dict[str, Any]) -> Reply:
-        return {"search_terms": self.keywords, "subreddits": self.subreddits}
 
-
-def _rerank(body: dict[str, Any]) -> Reply:
-    count = int(re.search(r"exactly (\d+) numbers", _text(body, "system")).group(1))  # type: ignore[union-attr]
-    return {"scores": [round(max(0.1, 0.95 - 0.05 * n), 2) for n in range(count)]}
-
-
-def _synthesis(body: dict[str, Any]) -> Reply:
+def _answer(body: dict[str, Any]) -> Reply:
+    """The one synthesis: summary, highlights and sources, and a gem when comments are shown."""
     user = _first_user(body)
-    posts = re.findall(r'<evidence id="post:([^"]+)">', user)
+    listed = re.findall(r"^- post:(\S+) (\S+)$", user, re.MULTILINE)
     comments = re.findall(r"^\[comment:([^\]]+)\] depth", user, re.MULTILINE)
-    summary = f"Owners say it is worth it for meetings [post:{posts[0]}]." if posts else ""
-    gems = []
-    if comments:
-        summary += f" One reply names the setting that matters [comment:{comments[0]}]."
-        gems = [{"text": "A concrete recording setting.", "cites": [f"comment:{comments[0]}"]}]
-    return {"summary": summary or "The threads do not answer the question.", "hidden_gems": gems}
-
-
-def _summary(body: dict[str, Any]) -> Reply:
-    listed = re.findall(r"^- post:(\S+) (\S+)$", _first_user(body), re.MULTILINE)
     if not listed:
         return {"summary": "Nothing in the evidence answers the question."}
     (first, url), *rest = listed
     summary = f"Buyers say it helps in meetings [post:{first}]."
     if rest:
         summary += f" Others prefer a phone app [post:{rest[0][0]}]."
+    gems = []
+    if comments:
+        summary += f" One reply names the setting that matters [comment:{comments[0]}]."
+        gems = [{"text": "A concrete recording setting.", "cites": [f"comment:{comments[0]}"]}]
     return {
         "summary": summary,
         "highlights": [f"Meetings are the main use [post:{first}]."],
         "cautions": [],
         "sources": [{"post_id": first, "url": url}],
+        "hidden_gems": gems,
     }
 
 
@@ -252,10 +243,7 @@ class TaskResponder:
             "RelevantGroups": _groups,
             "SectionTexts": _sections,
             "FormulationDraft": plan.formulate,
-            "PlanDraft": plan.plan,
-            "RelevanceScores": _rerank,
-            "SynthesisDraft": _synthesis,
-            "SummaryDraft": _summary,
+            "AnswerDraft": _answer,
         }
 
     def __call__(self, body: dict[str, Any]) -> Queued:

@@ -38,8 +38,8 @@ from crowdsift.experts.db import SqlExpertStore
 from crowdsift.experts.demo import ensure_demo_experts
 from crowdsift.experts.importer import import_channel
 from crowdsift.store import CommentRow
-from crowdsift.testing.net import free_port, wait_for_http
-from crowdsift.testing.openai_server import ChatCompletionsServer, Queued, delay
+from tests.support.net import free_port, wait_for_http
+from tests.support.openai_server import ChatCompletionsServer, Queued, delay
 
 HERE = Path(__file__).resolve().parent
 # pytest's --import-mode=importlib puts no test folder on sys.path; the helpers sit here.

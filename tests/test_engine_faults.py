@@ -35,15 +35,14 @@ from crowdsift.experts.models import ExpertResponse, Relevance
 from crowdsift.experts.pipeline import run_expert, run_panel
 from crowdsift.gate import judge
 from crowdsift.planner import SubredditProfile
-from crowdsift.quick_ask import ask
 from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import AskDeps, AskRun, ResearchResult, run_research
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps, AskRun, ResearchResult
 from crowdsift.sidecar.config import SidecarConfig
 from crowdsift.sidecar.formulate import rule_subreddits
 from crowdsift.sidecar.models import RedditResponse
-from crowdsift.sidecar.pipeline import SidecarDeps, SidecarRun, run_sidecar
 from crowdsift.testing.factories import make_post
-from crowdsift.testing.openai_server import ChatCompletionsServer
+from tests.support.openai_server import ChatCompletionsServer
 
 # pytest's --import-mode=importlib puts no test folder on sys.path; the helper module sits here.
 if str(Path(__file__).resolve().parent) not in sys.path:
@@ -160,7 +159,7 @@ def test_a_failing_gate_inside_ask_keeps_every_post_and_the_run_valid(
             settings=engine_settings(server, timeout=10.0, retries=1), engine=engine,
             source=source, candidates=subreddit_profiles(demo_archive),
         )  # fmt: skip
-        return await ask(QUESTION, deps)
+        return await run_research(QUESTION, deps)
 
     try:
         run = asyncio.run(with_engine(server, work))
@@ -171,7 +170,8 @@ def test_a_failing_gate_inside_ask_keeps_every_post_and_the_run_valid(
     assert result == run.result
     fetch = result.fetch
     assert fetch is not None and fetch.gate_failed_open and not fetch.refetched
-    assert fetch.yield_ratio == 1.0 and fetch.posts_relevant == len(run.evidence.posts) > 0
+    assert fetch.yield_ratio == 1.0 and fetch.posts_relevant == fetch.posts_judged > 0
+    assert len(run.evidence.posts) > 0
     assert responder.count("RelevanceVerdicts") == 2  # one judgement, one retry: no refetch
     assert result.summary is not None and result.summary.status in ("ok", "partial")
     evidence = {p.url for p in run.evidence.posts}
@@ -431,15 +431,17 @@ def _sidecar(
     *,
     timeout: float = 10.0,
     **config: Any,
-) -> SidecarRun:
+) -> AskRun:
+    """A Reddit-only research run (the one pipeline) against the local chat server."""
     source = ArchiveSource(archive)
 
-    async def work(engine: OpenAICompatEngine) -> SidecarRun:
-        deps = SidecarDeps(
-            source=source, engine=engine, config=SidecarConfig(**config),
-            candidates=subreddit_profiles(archive),
+    async def work(engine: OpenAICompatEngine) -> AskRun:
+        deps = AskDeps(
+            settings=engine_settings(server, timeout=timeout, retries=1), engine=engine,
+            source=source, candidates=subreddit_profiles(archive),
+            sidecar_config=SidecarConfig(**config),
         )  # fmt: skip
-        return await run_sidecar(QUESTION, deps)
+        return await run_research(QUESTION, deps)
 
     try:
         return asyncio.run(with_engine(server, work, timeout=timeout))
@@ -453,10 +455,10 @@ def _sidecar(
         (None, None),
         ("FormulationDraft", "500"),
         ("FormulationDraft", "refusal"),
-        ("RelevanceScores", "wrong_length"),
-        ("RelevanceScores", "429"),
-        ("SynthesisDraft", "invalid_json"),
-        ("SynthesisDraft", "disconnect"),
+        ("RelevanceVerdicts", "wrong_length"),
+        ("RelevanceVerdicts", "429"),
+        ("AnswerDraft", "invalid_json"),
+        ("AnswerDraft", "disconnect"),
     ],
 )
 def test_each_sidecar_stage_falls_back_when_its_call_fails(
@@ -469,9 +471,10 @@ def test_each_sidecar_stage_falls_back_when_its_call_fails(
         FaultWhere(schema, kind) if schema and kind else None, formulation=SIDECAR_FORMULATION
     )
     run = _sidecar(serve(responder), demo_archive, drill_top=4, drill_comments=10)
-    response = RedditResponse.model_validate_json(run.response.model_dump_json())
+    assert run.result.reddit_response is not None
+    response = RedditResponse.model_validate_json(run.result.reddit_response.model_dump_json())
 
-    assert response == run.response
+    assert response == run.result.reddit_response
     assert response.ranked and response.threads_drilled == 4  # every case still searched
     analysis = response.analysis
     assert analysis is not None
@@ -485,10 +488,10 @@ def test_each_sidecar_stage_falls_back_when_its_call_fails(
         assert analysis.subreddits[0] == "gadgets"  # the rules found the right community
     else:
         assert analysis.subreddits == ["gadgets", "productivity"]
-    assert response.rerank_fell_back == (schema == "RelevanceScores")
-    if schema == "RelevanceScores":
+    assert response.rerank_fell_back == (schema == "RelevanceVerdicts")
+    if schema == "RelevanceVerdicts":
         assert "ranked by lexical relevance instead" in response.errors[0]
-    if schema == "SynthesisDraft":
+    if schema == "AnswerDraft":
         assert response.synthesis is None and "synthesis failed" in response.errors[0]
     else:
         assert response.synthesis is not None and response.synthesis.sources
@@ -510,13 +513,12 @@ def test_the_rules_pick_the_communities_sharing_the_questions_words() -> None:
 def test_a_stalled_engine_returns_what_the_sidecar_had_at_its_bound(
     demo_archive: Path, serve: Callable[[TaskResponder], ChatCompletionsServer]
 ) -> None:
-    responder = TaskResponder(
-        FaultWhere("SynthesisDraft", "timeout"), formulation=SIDECAR_FORMULATION
-    )
+    responder = TaskResponder(FaultWhere("AnswerDraft", "timeout"), formulation=SIDECAR_FORMULATION)
     run = _sidecar(serve(responder), demo_archive, timeout=60.0, timeout_s=3.0, drill_top=3)
-    response = run.response
+    response = run.result.reddit_response
+    assert response is not None
 
-    assert responder.count("SynthesisDraft") == 1  # the stalled call was cut, never retried
+    assert responder.count("AnswerDraft") == 1  # the stalled call was cut, never retried
     assert response.timed_out and response.status == "partial" and response.synthesis is None
     assert "3 s bound during synthesize" in response.errors[-1]
     assert response.ranked and response.threads_drilled == 3  # what existed is returned
@@ -524,13 +526,14 @@ def test_a_stalled_engine_returns_what_the_sidecar_had_at_its_bound(
     assert RedditResponse.model_validate_json(response.model_dump_json()) == response
 
 
-def _assert_grounded_sidecar(run: SidecarRun) -> None:
+def _assert_grounded_sidecar(run: AskRun) -> None:
     """Every source of the synthesis is a drilled thread or comment; [n] numbers a source."""
-    synthesis = run.response.synthesis
+    assert run.result.reddit_response is not None
+    synthesis = run.result.reddit_response.synthesis
     if synthesis is None:
         return
-    drilled = {t.post.url for t in run.threads}
-    comments = {c.permalink for t in run.threads for c in t.comments}
+    drilled = {p.url for p in run.evidence.posts}
+    comments = {f"{p.url}{c.comment_id}/" for p in run.evidence.posts for c in p.comments}
     assert {s.url for s in synthesis.sources} <= drilled | comments
     numbers = {int(n) for n in NUMBER_MARKER.findall(synthesis.summary)}
     assert numbers <= set(range(1, len(synthesis.sources) + 1))

@@ -10,16 +10,16 @@ from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.errors import EngineTransportError
-from crowdsift.gate import RelevanceTask, RelevanceVerdicts, gated_fetch, relevance_filter
-from crowdsift.models import FetchReport, FetchResult, Post, SearchPlan
+from crowdsift.gate import RelevanceTask, RelevanceVerdicts, adaptive_gate, relevance_filter
+from crowdsift.models import Post
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
-PLAN = SearchPlan(search_terms=["plaud"], subreddits=["gadgets"])
 
 
-def post(post_id: str, title: str = "Plaud Note review", body: str = "b" * 300) -> Post:
+def post(post_id: str, title: str | None = None, body: str = "b" * 300) -> Post:
     return Post(
-        id=post_id, title=title, selftext=body, post_karma=1, relevance_score=1.0,
+        id=post_id, title=title or f"title {post_id}", selftext=body, post_karma=1,
+        relevance_score=1.0,
         url=f"https://www.reddit.com/r/gadgets/comments/{post_id}/x/", fetched_at=NOW,
         source="archive", subreddit="gadgets",
     )  # fmt: skip
@@ -62,53 +62,60 @@ def test_empty_input_needs_no_call() -> None:
     assert engine.requests == []
 
 
-class FakeFetch:
-    """Returns ``limit`` posts per call and says whether the page was full."""
+class FakeSearch:
+    """Returns ``4 × scale`` posts per call and says whether the first page was full."""
 
     def __init__(self, full: bool = True) -> None:
         self.limits: list[int] = []
         self.full = full
 
-    def __call__(self, plan: SearchPlan, limit: int) -> tuple[FetchResult, FetchReport]:
-        self.limits.append(limit)
-        posts = [post(f"p{i}") for i in range(limit)]
-        result = FetchResult(
-            query="q", plan_id=plan.plan_id, search_terms=plan.search_terms,
-            subreddits=plan.subreddits, fetched_at=NOW, posts=posts,
-        )  # fmt: skip
-        return result, FetchReport(source="archive", full_queries=1 if self.full else 0)
+    async def __call__(self, scale: int) -> tuple[list[Post], bool]:
+        self.limits.append(4 * scale)
+        return [post(f"p{i}") for i in range(4 * scale)], self.full
 
 
 def verdicts(*flags: bool) -> RelevanceVerdicts:
     return RelevanceVerdicts(relevant=list(flags))
 
 
-def run_gated(fetch: FakeFetch, engine: ScriptedEngine) -> Any:
-    return asyncio.run(gated_fetch(PLAN, "q", fetch=fetch, engine=engine, initial_limit=4))
+def run_gated(search: FakeSearch, engine: ScriptedEngine, **options: Any) -> Any:
+    return asyncio.run(adaptive_gate("q", search, engine=engine, source="archive", **options))
 
 
 def test_low_yield_on_a_full_page_refetches_exactly_once_with_twice_the_limit() -> None:
-    fetch = FakeFetch()
+    search = FakeSearch()
     engine = ScriptedEngine([verdicts(True, False, False, False), verdicts(*[False] * 8)])
-    gated = run_gated(fetch, engine)
-    assert fetch.limits == [4, 8]
-    assert gated.refetched and gated.result.posts == [] and gated.yield_ratio == 0.0
+    gated = run_gated(search, engine)
+    assert search.limits == [4, 8]
+    assert gated.refetched and gated.relevant == [] and gated.yield_ratio == 0.0
     assert len(engine.requests) == 2  # never a third call, however low the second yield
 
 
+def test_a_keyed_refetch_judges_only_new_items_and_keeps_the_first_verdicts() -> None:
+    search = FakeSearch()
+    first = RelevanceVerdicts(relevant=[True, False, False, False], scores=[0.9, 0, 0, 0.1])
+    engine = ScriptedEngine([first, verdicts(False, True, False, False)])
+    gated = run_gated(search, engine, key=lambda p: p.id)
+    assert [p.id for p in gated.relevant] == ["p0", "p5"]
+    assert gated.scores == [0.9, None]  # the second reply had no scores
+    assert gated.judged == 8 and gated.yield_ratio == 0.25 and gated.refetched
+    second = engine.requests[1]
+    assert [item.title for item in second.items] == ["title p4", "title p5", "title p6", "title p7"]
+
+
 def test_good_yield_or_short_page_does_not_refetch() -> None:
-    fetch = FakeFetch()
-    gated = run_gated(fetch, ScriptedEngine([verdicts(True, True, False, False)]))
-    assert fetch.limits == [4] and not gated.refetched and len(gated.result.posts) == 2
-    short = FakeFetch(full=False)
+    search = FakeSearch()
+    gated = run_gated(search, ScriptedEngine([verdicts(True, True, False, False)]))
+    assert search.limits == [4] and not gated.refetched and len(gated.relevant) == 2
+    short = FakeSearch(full=False)
     run_gated(short, ScriptedEngine([verdicts(False, False, False, False)]))
     assert short.limits == [4]
 
 
 def test_a_failing_gate_keeps_everything_and_does_not_refetch() -> None:
-    fetch = FakeFetch()
-    gated = run_gated(fetch, ScriptedEngine([EngineTransportError("timeout")]))
-    assert fetch.limits == [4] and gated.failed_open and len(gated.result.posts) == 4
+    search = FakeSearch()
+    gated = run_gated(search, ScriptedEngine([EngineTransportError("timeout")]))
+    assert search.limits == [4] and gated.failed_open and len(gated.relevant) == 4
 
 
 def test_local_judge_separates_on_topic_from_off_topic() -> None:

@@ -33,8 +33,8 @@ from crowdsift.jobs.models import ResearchRequest
 from crowdsift.log import register_secrets
 from crowdsift.mcp_server import build_server
 from crowdsift.models import FetchResult, Post, SearchPlan
-from crowdsift.research import Progress, ResearchResult
-from crowdsift.testing.net import free_port
+from crowdsift.research_result import Progress, ResearchResult
+from tests.support.net import free_port
 
 TOOLS = {"research", "fetch", "feed", "list_experts"}
 DEMO_EXPERTS = {"desk_gear_weekly", "homelab_field_notes", "dannye_bez_boli"}

@@ -1,17 +1,18 @@
-"""The planner: key phrases and product variants, subreddit choice, engine output validated."""
+"""The planner helpers: key phrases and product variants, subreddit choice, default list."""
 
 from __future__ import annotations
-
-import asyncio
 
 import pytest
 
 from crowdsift.engines.base import LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
-from crowdsift.engines.local import LocalEngine
-from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import PlanError
-from crowdsift.planner import PlanDraft, PlanTask, SubredditProfile, key_phrases, plan
+from crowdsift.models import normalise_subreddit
+from crowdsift.planner import (
+    DEFAULT_SUBREDDITS,
+    SubredditProfile,
+    closest_subreddits,
+    key_phrases,
+)
 
 PROFILES = (
     SubredditProfile(name="tools", description="impact driver; drill torque; battery platform"),
@@ -36,53 +37,14 @@ def test_key_phrases(question: str, expected_first: list[str]) -> None:
     assert not any(term.isdigit() for term in key_phrases("Airflow vs Dagster in 2026"))
 
 
-def test_local_plan_picks_the_closest_subreddits() -> None:
+def test_closest_subreddits_by_embedding_similarity() -> None:
     kit = LocalKit(embedder=HashingEmbedder())
-    task = PlanTask("which voice recorder transcription is best", PROFILES, max_subreddits=1)
-    draft = task.run_local(kit)
-    assert draft.subreddits == ["gadgets"]
-    assert "voice recorder" in draft.search_terms
+    question = "which voice recorder transcription is best"
+    assert closest_subreddits(kit, question, PROFILES, 1) == ["gadgets"]
+    assert closest_subreddits(kit, question, (), 3) == []
+    assert len(closest_subreddits(kit, question, PROFILES, 5)) == 3
 
 
-def test_plan_with_an_llm_reply_validates_subreddits_and_caps_terms() -> None:
-    engine = ScriptedEngine(
-        [
-            PlanDraft(
-                search_terms=["a", "b", "c", "d", "e", "f", " "],
-                subreddits=["r/Gadgets", "bad name!", "/r/tools/"],
-            )
-        ]
-    )
-    outcome = asyncio.run(plan("question?", engine=engine, candidates=PROFILES))
-    assert outcome.plan.subreddits == ["gadgets", "tools"]
-    assert outcome.plan.search_terms == ["a", "b", "c", "d", "e"]
-    assert outcome.usage.calls == 1
-    prompt = engine.requests[0].messages()[1].content
-    assert "r/dataengineering" in prompt and '<evidence id="question">' in prompt
-
-
-def test_user_subreddits_win_and_empty_replies_fall_back() -> None:
-    engine = ScriptedEngine([PlanDraft(search_terms=[], subreddits=[])])
-    outcome = asyncio.run(
-        plan("Plaud Note battery?", engine=engine, candidates=PROFILES, subreddits=["r/Plaud"])
-    )
-    assert outcome.plan.subreddits == ["plaud"]
-    assert outcome.plan.search_terms[0] == "plaud note"  # local key phrases as fallback
-    engine.enqueue(PlanDraft(search_terms=["x"], subreddits=[]))
-    fallback = asyncio.run(plan("q", engine=engine, candidates=PROFILES))
-    assert fallback.plan.subreddits == ["tools", "gadgets", "dataengineering"]
-
-
-def test_plan_errors_say_what_to_do() -> None:
-    with pytest.raises(PlanError, match="question is empty"):
-        asyncio.run(plan("  ", engine=ScriptedEngine()))
-    engine = ScriptedEngine([PlanDraft(search_terms=["x"], subreddits=[])])
-    with pytest.raises(PlanError, match="--subreddit"):
-        asyncio.run(plan("q", engine=engine))
-
-
-def test_local_engine_runs_the_plan_task() -> None:
-    engine = LocalEngine(embedder=HashingEmbedder())
-    outcome = asyncio.run(plan("is a voice recorder worth it", engine=engine, candidates=PROFILES))
-    assert outcome.engine == "local"
-    assert outcome.plan.subreddits[0] == "gadgets"
+def test_default_subreddits_are_valid_names() -> None:
+    assert all(normalise_subreddit(p.name) == p.name for p in DEFAULT_SUBREDDITS)
+    assert len({p.name for p in DEFAULT_SUBREDDITS}) == len(DEFAULT_SUBREDDITS)

@@ -1,10 +1,12 @@
-"""The research run (plan → fetch → gate → summarize) on the bundled demo archive."""
+"""The one research pipeline on the bundled demo archive: formulate → plan → fetch → gate →
+rerank → drill → one synthesis, counted call by call."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -18,13 +20,16 @@ from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.gate import RelevanceTask, RelevanceVerdicts
-from crowdsift.planner import PlanDraft, PlanTask
-from crowdsift.quick_ask import ask
+from crowdsift.models import RejectReason
 from crowdsift.reddit.sources.archive import ArchiveSource
 from crowdsift.render import number_citations, render_answer
-from crowdsift.research import AskDeps, AskRun, ResearchResult
-from crowdsift.summarizer.models import SourceRef, SummaryDraft
-from crowdsift.summarizer.task import SummarizeTask
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps, AskRun, ResearchResult
+from crowdsift.sidecar.config import SidecarConfig
+from crowdsift.sidecar.formulate import FormulateTask
+from crowdsift.sidecar.models import FormulationDraft
+from crowdsift.summarizer.models import AnswerDraft, SourceRef
+from crowdsift.summarizer.task import AnswerTask
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 
@@ -34,50 +39,66 @@ def demo_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ensure_demo_archive(tmp_path_factory.mktemp("demo"))
 
 
-def run(archive: Path, engine: object, **settings: object) -> AskRun:
+def run(archive: Path, engine: object, sidecar: SidecarConfig | None = None) -> AskRun:
     source = ArchiveSource(archive)
     deps = AskDeps(
-        settings=Settings(**settings),  # type: ignore[arg-type]
+        settings=Settings(),
         engine=engine,  # type: ignore[arg-type]
         source=source,
         candidates=subreddit_profiles(archive),
+        sidecar_config=sidecar,
     )
     try:
-        return asyncio.run(ask(QUESTION, deps))
+        return asyncio.run(run_research(QUESTION, deps))
     finally:
         source.close()
 
 
-def test_local_ask_is_grounded_in_the_demo_archive(demo_archive: Path) -> None:
+def test_local_ask_runs_every_stage_once_and_is_grounded(demo_archive: Path) -> None:
     outcome = run(demo_archive, LocalEngine(embedder=HashingEmbedder()))
     result = outcome.result
-    assert result.engine == "local" and result.summary.engine == "local"
+    assert result.engine == "local" and result.summary is not None
+    assert result.summary.engine == "local"
     assert result.status in {"ok", "partial"} and result.summary.summary
     evidence = {post.id: post.url for post in outcome.evidence.posts}
     assert result.summary.sources
     assert all(evidence[s.post_id] == str(s.url) for s in result.summary.sources)
-    filters = 2 if result.fetch.refetched else 1  # the gate refetches at most once
-    assert result.usage.by_phase == {"plan": 1, "filter": filters, "synthesis": 1}
-    assert result.usage.calls == 2 + filters
-    assert set(result.timings_ms) == {"plan", "fetch_and_gate", "summarize", "total"}
-    assert result.fetch.posts_relevant == len(outcome.evidence.posts)
+    fetch = result.fetch
+    assert fetch is not None
+    filters = 2 if fetch.refetched else 1  # the gate refetches at most once
+    assert result.usage.by_phase == {"analysis": 1, "filter": filters, "synthesis": 1}
+    assert {"formulate", "search", "drill"} <= set(result.reddit_response.timings_ms)  # type: ignore[union-attr]
+    assert {"reddit", "synthesize", "total"} <= set(result.timings_ms)
+    # the plan and fetch are the real ones: the executed queries and the fetcher's counts
+    assert result.plan is not None and result.plan.queries
+    assert fetch.posts_seen >= fetch.posts_accepted >= fetch.posts_relevant > 0
+    assert fetch.posts_seen == fetch.posts_accepted + sum(fetch.post_rejections.values())
+    assert fetch.post_rejections.get(RejectReason.DUPLICATE, 0) > 0
+    # one synthesis: the staff-engineer sections and the summary are the same answer
+    response = result.reddit_response
+    assert response is not None and response.synthesis is not None
+    assert response.synthesis.summary == result.summary.summary
     assert ResearchResult.model_validate_json(result.model_dump_json()) == result
 
 
 def llm_like(yields: list[float]) -> ScriptedEngine:
-    """A scripted 'LLM' that plans, judges with the given yields, and cites the first post."""
+    """A scripted 'LLM': formulates, judges with the given yields, cites the first thread."""
     remaining = list(yields)
 
-    def respond(task: Task[object]) -> object:
-        if isinstance(task, PlanTask):
-            return PlanDraft(search_terms=["plaud"], subreddits=["gadgets", "productivity"])
+    def respond(task: Task[Any]) -> object:
+        if isinstance(task, FormulateTask):
+            return FormulationDraft(
+                english_question=task.question, intent="comparison",
+                keywords=["plaud note", "plaud"], ai_queries=["plaud note vs phone app"],
+                subreddits=["gadgets", "productivity"], compared=["plaud note", "phone app"],
+            )  # fmt: skip
         if isinstance(task, RelevanceTask):
             share = remaining.pop(0)
             keep = round(len(task.items) * share)
             return RelevanceVerdicts(relevant=[i < keep for i in range(len(task.items))])
-        assert isinstance(task, SummarizeTask)
+        assert isinstance(task, AnswerTask)
         first = task.request.post_payloads[0]
-        return SummaryDraft(
+        return AnswerDraft(
             summary=f"People like it. [post:{first.post_id}]",
             sources=[SourceRef(post_id=first.post_id, url=str(first.url))],
         )
@@ -85,23 +106,26 @@ def llm_like(yields: list[float]) -> ScriptedEngine:
     return ScriptedEngine(function=respond, tokens_per_call=(100, 20))
 
 
-def test_llm_ask_makes_at_most_four_calls_with_one_refetch(demo_archive: Path) -> None:
-    engine = llm_like([0.2, 0.2])
-    result = run(demo_archive, engine).result
-    assert [type(t).__name__ for t in engine.requests] == [
-        "PlanTask", "RelevanceTask", "RelevanceTask", "SummarizeTask",
-    ]  # fmt: skip
-    assert result.fetch.refetched and result.usage.calls == 4
-    assert result.usage.prompt_tokens == 400 and result.usage.completion_tokens == 80
-    first_gate, second_gate = engine.requests[1], engine.requests[2]
-    assert len(second_gate.items) > len(first_gate.items)  # type: ignore[attr-defined]
-
-
 def test_llm_ask_with_good_yield_makes_three_calls(demo_archive: Path) -> None:
     engine = llm_like([0.9])
     result = run(demo_archive, engine).result
-    assert result.usage.calls == 3 and not result.fetch.refetched
-    assert result.status == "ok" and len(result.summary.sources) == 1
+    assert [type(t).__name__ for t in engine.requests] == [
+        "FormulateTask", "RelevanceTask", "AnswerTask",
+    ]  # fmt: skip
+    assert result.usage.calls == 3 and result.fetch is not None and not result.fetch.refetched
+    assert result.summary is not None and len(result.summary.sources) == 1
+    assert result.usage.prompt_tokens == 300 and result.usage.completion_tokens == 60
+
+
+def test_llm_ask_with_a_low_yield_makes_four_calls_with_one_refetch(demo_archive: Path) -> None:
+    engine = llm_like([0.1, 0.1])
+    result = run(demo_archive, engine, SidecarConfig(page_size=3)).result
+    names = [type(t).__name__ for t in engine.requests]
+    assert names == ["FormulateTask", "RelevanceTask", "RelevanceTask", "AnswerTask"]
+    assert result.fetch is not None and result.fetch.refetched and result.usage.calls == 4
+    first, second = engine.requests[1], engine.requests[2]
+    seen = {item.title for item in first.items}  # type: ignore[attr-defined]
+    assert not seen & {item.title for item in second.items}  # type: ignore[attr-defined]
 
 
 def test_render_numbers_citations_and_labels_the_local_engine(demo_archive: Path) -> None:

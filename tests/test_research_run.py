@@ -25,7 +25,8 @@ from crowdsift.experts.demo import ensure_demo_experts
 from crowdsift.experts.map import MapTask
 from crowdsift.reddit.sources.archive import ArchiveSource
 from crowdsift.reddit.sources.base import SearchPage
-from crowdsift.research import AskDeps, AskRun, ResearchResult, run_research
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps, AskRun, ResearchResult
 from crowdsift.store import CommentStore
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
@@ -200,36 +201,34 @@ def test_cli_schema_publishes_the_research_result() -> None:
 
 def _llm(task: Task[Any]) -> Any:
     """A well-behaved scripted 'LLM' for every task of a Reddit-only run."""
+    from crowdsift.gate import RelevanceTask, RelevanceVerdicts
     from crowdsift.sidecar.formulate import FormulateTask
-    from crowdsift.sidecar.models import FormulationDraft, RelevanceScores, SynthesisDraft
-    from crowdsift.sidecar.rerank import RerankTask
-    from crowdsift.sidecar.synthesis import SynthesisTask
-    from crowdsift.summarizer.models import SourceRef, SummaryDraft
-    from crowdsift.summarizer.task import SummarizeTask
+    from crowdsift.sidecar.models import FormulationDraft
+    from crowdsift.summarizer.models import AnswerDraft, SourceRef
+    from crowdsift.summarizer.task import AnswerTask
 
     if isinstance(task, FormulateTask):
         return FormulationDraft(english_question=task.question, keywords=["plaud note", "plaud"],
                                 subreddits=["gadgets", "productivity"])  # fmt: skip
-    if isinstance(task, RerankTask):
-        return RelevanceScores(scores=[0.7] * len(task.candidates))
-    if isinstance(task, SynthesisTask):
-        return SynthesisDraft(summary=f"Owners like it [post:{task.threads[0].post.id}].")
-    assert isinstance(task, SummarizeTask)
+    if isinstance(task, RelevanceTask):
+        n = len(task.items)
+        return RelevanceVerdicts(relevant=[True] * n, scores=[0.7] * n)
+    assert isinstance(task, AnswerTask)
     first = task.request.post_payloads[0]
-    return SummaryDraft(summary=f"People like it. [post:{first.post_id}]",
-                        sources=[SourceRef(post_id=first.post_id, url=str(first.url))])  # fmt: skip
+    return AnswerDraft(summary=f"People like it. [post:{first.post_id}]",
+                       sources=[SourceRef(post_id=first.post_id, url=str(first.url))])  # fmt: skip
 
 
-def test_reddit_only_with_an_llm_makes_four_calls(demo_archive: Path) -> None:
+def test_reddit_only_with_an_llm_makes_three_calls(demo_archive: Path) -> None:
     from crowdsift.engines.scripted import ScriptedEngine
 
     engine = ScriptedEngine(function=_llm, tokens_per_call=(100, 20))
     result = _research(demo_archive, engine=engine).result
 
     assert [type(t).__name__ for t in engine.requests] == [
-        "FormulateTask", "RerankTask", "SynthesisTask", "SummarizeTask",
+        "FormulateTask", "RelevanceTask", "AnswerTask",
     ]  # fmt: skip
-    assert result.usage.calls == 4 and result.usage.prompt_tokens == 400
+    assert result.usage.calls == 3 and result.usage.prompt_tokens == 300
     assert result.reddit_response is not None and result.reddit_response.usage.calls == 3
     assert result.status == "ok" and result.engine == "scripted"
 

@@ -26,13 +26,13 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from crowdsift.testing.amazon_server import AmazonCreatorsServer, product
-from crowdsift.testing.corpus import build_corpus
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
-from crowdsift.testing.net import free_port, wait_for_http
-from crowdsift.testing.openai_server import ChatCompletionsServer, refusal
-from crowdsift.testing.reddit_server import RedditProtocolServer
-from crowdsift.testing.youtube_server import YouTubeProtocolServer
+from tests.support.amazon_server import AmazonCreatorsServer, product
+from tests.support.corpus import build_corpus
+from tests.support.local_http import LocalHTTPServer, Reply
+from tests.support.net import free_port, wait_for_http
+from tests.support.openai_server import ChatCompletionsServer, refusal
+from tests.support.reddit_server import RedditProtocolServer
+from tests.support.youtube_server import YouTubeProtocolServer
 
 REDDIT_ID = "scan-client-id"
 SECRETS = {

@@ -32,17 +32,20 @@ def test_ask_verbose_prints_per_source_rejections_matching_the_json_fetch_block(
     funnel = pairs(source_line)
     assert funnel["seen"] == fetch["posts_seen"]
     assert funnel["accepted"] == fetch["posts_accepted"]
-    assert funnel["relevant"] == fetch["posts_relevant"]
+    drilled = data["reddit_response"]["threads_drilled"]
+    assert funnel["relevant"] == drilled  # what reached the answer
     assert funnel["comments"] == fetch["comments_accepted"]
 
     rejected_line = lines[lines.index(source_line) + 1]
     assert rejected_line.strip().startswith("rejected:")
     rejected = pairs(rejected_line)
+    near = data["reddit_response"]["duplicates_removed"]
     for reason, count in fetch["post_rejections"].items():
-        assert rejected[reason] == count
-    assert rejected.get("near_duplicate", 0) == data["reddit_response"]["duplicates_removed"]
-    # Every post seen is either relevant or rejected for a named reason.
-    assert fetch["posts_seen"] - fetch["posts_relevant"] == sum(rejected.values())
+        assert rejected.get(reason, 0) == (count - near if reason == "duplicate" else count)
+    assert rejected.get("near_duplicate", 0) == near
+    assert rejected.get("irrelevant", 0) == fetch["posts_judged"] - fetch["posts_relevant"]
+    # Every post seen is either in the answer or rejected for a named reason.
+    assert fetch["posts_seen"] - drilled == sum(rejected.values())
 
     llm = pairs(next(line for line in lines[start:] if line.startswith("  llm:")))
     assert llm["calls"] == data["usage"]["calls"]

@@ -39,13 +39,11 @@ from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.experts.db import SqlExpertStore
 from crowdsift.experts.demo import ensure_demo_experts
 from crowdsift.log import register_secrets
-from crowdsift.quick_ask import ask
 from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import AskDeps, run_research
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps
 from crowdsift.sources.gated import gated_source_fetch
 from crowdsift.sources.models import EvidenceItem, SourceFetch
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
-from crowdsift.testing.net import free_port
 from crowdsift.tracing import (
     COST_USD,
     ENGINE,
@@ -67,10 +65,12 @@ from crowdsift.tracing import (
     stage_span,
     traces_endpoint,
 )
+from tests.support.local_http import LocalHTTPServer, Reply
+from tests.support.net import free_port
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 EXPERTS = ["desk_gear_weekly", "homelab_field_notes"]
-SIDECAR_STAGES = {"formulate", "scout", "rerank", "drill", "synthesize"}
+SIDECAR_STAGES = {"formulate", "search", "drill"}
 EXPERT_PHASES = {"map", "medium_scoring", "resolve", "reduce", "language"}
 
 
@@ -337,14 +337,11 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
 
     stages = {s.name.removeprefix("sidecar.") for s in finished if s.name.startswith("sidecar.")}
     assert stages == SIDECAR_STAGES
-    (scout,) = named(finished, "sidecar.scout")
-    (rerank,) = named(finished, "sidecar.rerank")
-    scout_attrs, rerank_attrs = dict(scout.attributes or {}), dict(rerank.attributes or {})
-    assert scout_attrs[ITEMS_OUT] == run.result.reddit_response.candidates_found - (
-        run.result.reddit_response.duplicates_removed
-    )
-    assert rerank_attrs[ITEMS_OUT] == len(run.result.reddit_response.ranked)
-    assert "research.reddit" in ancestors(scout, finished)
+    (search,) = named(finished, "sidecar.search")
+    search_attrs = dict(search.attributes or {})
+    assert search_attrs[ITEMS_IN] == run.result.fetch.posts_seen  # type: ignore[union-attr]
+    assert search_attrs[ITEMS_OUT] == len(run.result.reddit_response.ranked)  # type: ignore[union-attr]
+    assert "research.reddit" in ancestors(search, finished)
 
     engine_spans = [s for s in finished if s.name.startswith("engine.")]
     assert len(engine_spans) == len(engine.requests) == run.result.usage.calls
@@ -365,7 +362,8 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     map_calls = [s for s in engine_spans if s.name == "engine.map"]
     assert map_calls and all(ancestors(s, finished)[0] == "expert" for s in map_calls)
 
-    (gate,) = named(finished, "relevance_filter")
+    gates = named(finished, "relevance_filter")
+    (gate,) = [g for g in gates if dict(g.attributes or {})[SOURCE] == "youtube"]
     gate_attrs = dict(gate.attributes or {})
     (fetched,) = run.result.source_fetches
     assert gate_attrs[SOURCE] == "youtube" and gate_attrs[ITEMS_IN] == 4
@@ -373,13 +371,17 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     assert ancestors(gate, finished)[:2] == ["source.youtube", "research.sources"]
     (youtube,) = named(finished, "source.youtube")
     assert dict(youtube.attributes or {})[ITEMS_OUT] == len(fetched.items)
-    assert [s.name for s in engine_spans if ancestors(s, finished)[0] == "relevance_filter"] == [
-        "engine.filter"
-    ]
-    assert named(finished, "research.summarize") and named(finished, "research.experts")
+    gate_calls = [s for s in engine_spans if ancestors(s, finished)[0] == "relevance_filter"]
+    assert {s.name for s in gate_calls} == {"engine.filter"}
+    assert len(gate_calls) == len(gates)  # one batched call per judgement, Reddit's included
+    assert named(finished, "research.synthesize") and named(finished, "research.experts")
+    reddit_gates = [g for g in gates if g is not gate]
+    assert reddit_gates and all(
+        ancestors(g, finished)[:2] == ["sidecar.search", "research.reddit"] for g in reddit_gates
+    )
 
 
-def test_the_older_ask_pipeline_traces_its_gate(
+def test_the_reddit_gate_is_traced_inside_the_research_run(
     spans: InMemorySpanExporter, demo_archive: Path
 ) -> None:
     source = ArchiveSource(demo_archive)
@@ -390,17 +392,20 @@ def test_the_older_ask_pipeline_traces_its_gate(
         candidates=subreddit_profiles(demo_archive),
     )
     try:
-        run = asyncio.run(ask(QUESTION, deps))
+        run = asyncio.run(run_research(QUESTION, deps))
     finally:
         source.close()
     finished = spans.get_finished_spans()
-    (root,) = named(finished, "ask")
+    fetch = run.result.fetch
+    assert fetch is not None
     gates = named(finished, "relevance_filter")
-    assert len(gates) == (2 if run.result.fetch.refetched else 1)
+    assert len(gates) == (2 if fetch.refetched else 1)
     last = dict(gates[-1].attributes or {})
-    assert last[SOURCE] == "archive" and last[ITEMS_OUT] == run.result.fetch.posts_relevant
-    assert last[YIELD] == run.result.fetch.yield_ratio
-    assert all(g.parent and g.parent.span_id == root.context.span_id for g in gates)
+    assert last[SOURCE] == "archive"
+    assert all(ancestors(g, finished)[0] == "sidecar.search" for g in gates)
+    judged = sum(dict(g.attributes or {})[ITEMS_IN] for g in gates)
+    kept = sum(dict(g.attributes or {})[ITEMS_OUT] for g in gates)
+    assert (judged, kept) == (fetch.posts_judged, fetch.posts_relevant)
     (gate_call,) = [
         s for s in finished if s.parent and s.parent.span_id == gates[0].context.span_id
     ]

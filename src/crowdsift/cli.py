@@ -162,23 +162,12 @@ def _run_fetch(
     query: str | None,
     persist: bool,
 ) -> tuple[FetchResult, FetchReport]:
-    from crowdsift.reddit.fetcher import RedditFetcher
-    from crowdsift.reddit.sources.factory import build_source
-    from crowdsift.store import CommentStore
+    from crowdsift.service import fetch as run_fetch
 
-    built = build_source(settings, source_name, archive=archive)
-    if built.notice:
-        typer.echo(f"note: {built.notice}", err=True)
-    comment_store = CommentStore.from_url(settings.resolved_database_url) if persist else None
-    try:
-        outcome = RedditFetcher.from_settings(built.source, settings, store=comment_store).fetch(
-            plan, query=query
-        )
-    finally:
-        built.source.close()
-        if comment_store is not None:
-            comment_store.close()
-    return outcome.result, outcome.report
+    return run_fetch(
+        settings, plan, query=query, persist=persist, source=source_name, archive=archive,
+        notice=lambda text: typer.echo(f"note: {text}", err=True),
+    )  # fmt: skip
 
 
 def _print_result(result: FetchResult) -> None:
@@ -276,11 +265,12 @@ def ask(
 ) -> None:
     """Answer a question from Reddit communities (and experts), every claim linked to a source.
 
-    Reddit runs the sidecar: intent-aware searches, dedupe, rerank, deep drill of the top
-    threads, a staff-engineer synthesis and a summary. --experts runs the Experts Panel in
-    parallel; --no-reddit leaves Reddit out.
+    One pipeline: intent-aware searches, screening and dedupe, a relevance gate, rerank, a deep
+    drill of the top threads, then one synthesis (answer, takeaways, risks, staff-engineer
+    sections). --experts runs the Experts Panel in parallel; --no-reddit leaves Reddit out.
     """
-    from crowdsift.ask_command import research_async
+    from crowdsift.research import research_async
+    from crowdsift.wiring import ResearchOptions
 
     settings = get_settings()
     verbosity = _verbosity(ctx, verbose)
@@ -296,19 +286,21 @@ def ask(
             raise PlanError(f"--budget-usd must be more than 0 (got {budget_usd:g})")
         result = asyncio.run(
             research_async(
-                settings,
                 question,
                 experts=expert_ids,
                 search_reddit=search_reddit,
                 use_recent_only=recent_only,
+                settings=settings,
+                options=ResearchOptions(
+                    source=_source_name(source),
+                    engine=_engine_name(engine),
+                    archive=archive,
+                    persist=store,
+                    progress=sys.stderr.isatty(),
+                    budget_usd=budget_usd,
+                ),
                 subreddits=subreddit or [],
                 sources=extra,
-                source=_source_name(source),
-                engine=_engine_name(engine),
-                archive=archive,
-                persist=store,
-                progress=sys.stderr.isatty(),
-                budget_usd=budget_usd,
             )
         )
     if as_json:
@@ -347,15 +339,15 @@ def evaluate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
 ) -> None:
     """Re-run the evaluation questions and check every answer's grounding."""
-    from crowdsift.ask_command import run_eval
+    from crowdsift.evaluation import run_eval
+    from crowdsift.wiring import ResearchOptions
 
     if not cases.is_file():
         _error(f"no evaluation cases at {cases}; run from the repository root or pass --cases")
         raise typer.Exit(2)
     with _exit_codes():
-        reports = run_eval(
-            get_settings(), cases, save=save, engine=_engine_name(engine), persist=False
-        )
+        options = ResearchOptions(engine=_engine_name(engine), persist=False)
+        reports = run_eval(get_settings(), cases, options, save=save)
     if as_json:
         typer.echo(json.dumps([r.model_dump() for r in reports], indent=2))
     else:
@@ -447,7 +439,7 @@ def _schema_models() -> dict[str, type[BaseModel]]:
     """Every published model; the research ones are imported only when a schema is asked for."""
     from crowdsift.experts.models import ExpertResponse
     from crowdsift.jobs.models import Job, ResearchRequest
-    from crowdsift.research import ResearchResult
+    from crowdsift.research_result import ResearchResult
     from crowdsift.sidecar.models import RedditResponse
 
     return {

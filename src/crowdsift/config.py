@@ -212,14 +212,15 @@ class Settings(BaseSettings):
     )
     max_highlights: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_HIGHLIGHTS"))
     max_cautions: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_CAUTIONS"))
+    # The synthesis reads every drilled thread deeply: hidden gems and dissent live in comments.
     summary_max_posts: int = Field(
-        12, ge=1, le=100, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_POSTS")
+        15, ge=1, le=100, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_POSTS")
     )
     summary_max_comments_per_post: int = Field(
-        3, ge=0, le=50, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_COMMENTS_PER_POST")
+        40, ge=0, le=100, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_COMMENTS_PER_POST")
     )
-    max_post_chars: int = Field(600, ge=50, validation_alias=_env("CROWDSIFT_MAX_POST_CHARS"))
-    max_comment_chars: int = Field(300, ge=30, validation_alias=_env("CROWDSIFT_MAX_COMMENT_CHARS"))
+    max_post_chars: int = Field(1500, ge=50, validation_alias=_env("CROWDSIFT_MAX_POST_CHARS"))
+    max_comment_chars: int = Field(600, ge=30, validation_alias=_env("CROWDSIFT_MAX_COMMENT_CHARS"))
     min_evidence_posts: int = Field(3, ge=0, validation_alias=_env("CROWDSIFT_MIN_EVIDENCE_POSTS"))
 
     # --- YouTube and Amazon sources ------------------------------------------------------------

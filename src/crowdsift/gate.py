@@ -3,17 +3,19 @@
 ``relevance_filter`` sends the title and the first 200 characters of every item in one call
 and gets a boolean per item back. Any failure — an engine error, an unparsable or wrong-length
 reply — fails open: all items pass with yield 1.0 and a warning is logged, because a broken
-filter must never empty the answer. ``gated_fetch`` applies the seed's adaptive pattern: if
-fewer than half the items are relevant and the first fetch returned a full page, fetch once
-more with twice the limit and filter again — never more than once.
+filter must never empty the answer. ``adaptive_gate`` applies the seed's adaptive pattern to
+any source (Reddit candidates, YouTube videos, Amazon products): if fewer than half the items
+are relevant and the first fetch returned a full page, fetch once more with twice the limit and
+filter again — never more than once. The same call also scores each item 0–1, which the
+rerank reuses instead of judging the same items a second time.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -21,7 +23,6 @@ from pydantic import BaseModel, Field
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 from crowdsift.errors import EngineError, EngineOutputError
 from crowdsift.log import get_logger
-from crowdsift.models import FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.text import tokenize
 from crowdsift.tracing import ITEMS_IN, ITEMS_OUT, SOURCE, YIELD, Attributes, observe
 
@@ -38,9 +39,17 @@ class GateItem(BaseModel):
 
 
 class RelevanceVerdicts(BaseModel):
-    """One boolean per item, in order."""
+    """One boolean per item, in order, and how directly each item answers (0.0–1.0).
+
+    The booleans are the gate (seed 002); the scores let the rerank (seed 001) order the kept
+    items without a second call judging the same items. A reply without usable scores still
+    gates; the rerank then falls back to lexical relevance.
+    """
 
     relevant: list[bool] = Field(default_factory=list)
+    scores: list[float] = Field(
+        default_factory=list, description="0.0 off-topic … 1.0 answers the query directly"
+    )
 
 
 @dataclass(frozen=True)
@@ -63,8 +72,11 @@ class RelevanceTask(Task[RelevanceVerdicts]):
         system = (
             "You judge whether each item from " + self.source + " is relevant to the user's "
             "query: it discusses the query's subject (the product, tool or task), not merely a "
-            'similar word. Return JSON {"relevant": [...]} with exactly '
-            f"{len(self.items)} booleans, one per item, in order. " + FENCE_NOTE
+            'similar word. Return JSON {"relevant": [...], "scores": [...]} with exactly '
+            f"{len(self.items)} booleans and {len(self.items)} numbers, one per item, in order. "
+            "A score says how directly the item answers the query: 1.0 answers it, 0.5 is "
+            "related background, 0.0 is off-topic; popular posts, memes and clickbait that "
+            "only share a word with the query score 0.1 or less. " + FENCE_NOTE
         )
         user = f"Query: {self.query}\n\nItems:\n{listed}"
         return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
@@ -83,12 +95,12 @@ class RelevanceTask(Task[RelevanceVerdicts]):
         vectors = kit.embedder.embed(texts)
         similarity = vectors[1:] @ vectors[0]
         query_words = {w for w in tokenize(self.query) if len(w) > 2}
-        verdicts = []
+        scores = []
         for item, sim in zip(self.items, np.asarray(similarity).tolist(), strict=True):
             words = set(tokenize(f"{item.title} {item.snippet}"))
             lexical = len(query_words & words) / len(query_words) if query_words else 0.0
-            verdicts.append(0.7 * float(sim) + 0.3 * lexical >= self.threshold)
-        return RelevanceVerdicts(relevant=verdicts)
+            scores.append(round(min(max(0.7 * float(sim) + 0.3 * lexical, 0.0), 1.0), 4))
+        return RelevanceVerdicts(relevant=[s >= self.threshold for s in scores], scores=scores)
 
 
 def _title_and_body(item: Any) -> tuple[str, str]:
@@ -97,12 +109,20 @@ def _title_and_body(item: Any) -> tuple[str, str]:
 
 @dataclass
 class GateResult:
-    """What one filter call decided, and what it cost."""
+    """What one filter call decided, and what it cost.
+
+    ``scores`` holds, per relevant item in the same order, the judge's 0–1 score, or None
+    when the reply had none usable (or the gate failed open)."""
 
     relevant: list[Any]
     yield_ratio: float
     usage: Usage = field(default_factory=Usage)
     failed_open: bool = False
+    scores: list[float | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.scores:
+            self.scores = [None] * len(self.relevant)
 
 
 async def relevance_filter(
@@ -156,60 +176,81 @@ async def judge(
     except EngineError as exc:
         log.warning("relevance_filter_failed_open", source=source, items=len(items), error=str(exc))
         return GateResult(list(items), 1.0, failed_open=True)
-    relevant = [item for item, keep in zip(items, verdicts, strict=True) if keep]
+    scores = _usable_scores(reply.output.scores, len(items))
+    kept = [n for n, keep in enumerate(verdicts) if keep]
+    relevant = [items[n] for n in kept]
     yield_ratio = round(len(relevant) / len(items), 4)
     log.info(
         "relevance_filter", source=source, items=len(items), relevant=len(relevant),
         yield_ratio=yield_ratio, engine=reply.engine,
     )  # fmt: skip
-    return GateResult(relevant, yield_ratio, reply.usage)
+    return GateResult(relevant, yield_ratio, reply.usage, scores=[scores[n] for n in kept])
+
+
+def _usable_scores(scores: Sequence[float], expected: int) -> list[float | None]:
+    """Scores clamped to 0–1 where the reply gave one per item; else None for each."""
+    if len(scores) != expected or not all(
+        isinstance(s, int | float) and math.isfinite(s) for s in scores
+    ):
+        return [None] * expected
+    return [min(max(float(s), 0.0), 1.0) for s in scores]
+
+
+Search = Callable[[int], Awaitable[tuple[Sequence[T], bool]]]
+"""``search(scale)`` → the items found with pages ``scale`` times the first, and whether the
+first page came back full (more may exist)."""
 
 
 @dataclass
-class GatedFetch:
-    """A fetch after the gate: only relevant posts, with what the gate did."""
+class Gated(Generic[T]):
+    """What the adaptive gate kept: relevant items (with their scores, see ``GateResult``)."""
 
-    result: FetchResult
-    report: FetchReport
-    fetched_posts: int
+    relevant: list[T]
+    scores: list[float | None]
+    judged: int
     yield_ratio: float
-    refetched: bool
-    failed_open: bool
-    usage: Usage = field(default_factory=Usage)
+    refetched: bool = False
+    failed_open: bool = False
 
 
-async def gated_fetch(
-    search_plan: SearchPlan,
+async def adaptive_gate(
     query: str,
+    search: Search[T],
     *,
-    fetch: Callable[[SearchPlan, int], tuple[FetchResult, FetchReport]],
     engine: Engine,
-    initial_limit: int = 5,
+    source: str,
     min_yield: float = 0.5,
-    source: str = "reddit",
-) -> GatedFetch:
-    """Fetch with ``initial_limit`` posts per query, gate, and refetch at 2x at most once.
+    key: Callable[[T], str] | None = None,
+    text_of: Callable[[T], tuple[str, str]] = _title_and_body,
+) -> Gated[T]:
+    """Seed 002's adaptive pattern for any source: search, judge in one batched call; when
+    fewer than ``min_yield`` are relevant and the first page was full, search once more with
+    pages twice as large and judge again — never more than once. Fails open.
 
-    ``fetch(plan, limit)`` is the (synchronous) fetch to run; it goes to a worker thread.
+    With ``key`` the second judgement covers only items the first did not see (their
+    verdicts are kept), so the refetch costs one call over the new items, not all of them.
     """
-    result, report = await asyncio.to_thread(fetch, search_plan, initial_limit)
-    gate = await judge(query, result.posts, source, engine=engine)
-    usage = Usage()
-    usage.add(gate.usage)
-    refetched = False
-    if gate.yield_ratio < min_yield and report.full_queries > 0:
-        log.info("relevance_refetch", yield_ratio=gate.yield_ratio, limit=initial_limit * 2)
-        result, report = await asyncio.to_thread(fetch, search_plan, initial_limit * 2)
-        gate = await judge(query, result.posts, source, engine=engine)
-        usage.add(gate.usage)
-        refetched = True
-    posts: list[Post] = list(gate.relevant)
-    return GatedFetch(
-        result=result.model_copy(update={"posts": posts}),
-        report=report,
-        fetched_posts=len(result.posts),
-        yield_ratio=gate.yield_ratio,
-        refetched=refetched,
-        failed_open=gate.failed_open,
-        usage=usage,
+    items, full = await search(1)
+    gate = await judge(query, items, source, engine=engine, text_of=text_of)
+    if gate.yield_ratio >= min_yield or not full or gate.failed_open:
+        return Gated(list(gate.relevant), gate.scores, len(items), gate.yield_ratio, False,
+                     gate.failed_open)  # fmt: skip
+    log.info("relevance_refetch", source=source, yield_ratio=gate.yield_ratio)
+    more, _ = await search(2)
+    if key is None:
+        again = await judge(query, more, source, engine=engine, text_of=text_of)
+        return Gated(list(again.relevant), again.scores, len(more), again.yield_ratio, True,
+                     again.failed_open)  # fmt: skip
+    seen = {key(item) for item in items}
+    new = [item for item in more if key(item) not in seen]
+    again = await judge(query, new, source, engine=engine, text_of=text_of)
+    judged = len(items) + len(new)
+    relevant = [*gate.relevant, *again.relevant]
+    return Gated(
+        relevant,
+        [*gate.scores, *again.scores],
+        judged,
+        round(len(relevant) / judged, 4) if judged else 1.0,
+        True,
+        again.failed_open,
     )

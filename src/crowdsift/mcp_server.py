@@ -39,7 +39,7 @@ from crowdsift.jobs.execute import ResearchFn
 from crowdsift.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS, ResearchRequest
 from crowdsift.log import get_logger, redact_text
 from crowdsift.models import FetchResult, Post, SearchPlan
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 
 log = get_logger(__name__)
 

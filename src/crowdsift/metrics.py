@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 from crowdsift.errors import StoreError
 from crowdsift.log import get_logger
 from crowdsift.models import FetchReport, FetchResult
-from crowdsift.research import ResearchResult
+from crowdsift.research_result import ResearchResult
 from crowdsift.store import Base, create_tables, guarded, open_engine
 from crowdsift.telemetry import RunTelemetry, fetch_telemetry, run_telemetry
 

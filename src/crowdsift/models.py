@@ -13,12 +13,12 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID, uuid4
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from crowdsift.config import SourceName
+from crowdsift.config import SearchSort, SourceName, TimeFilter
 
 SUBREDDIT_RE = re.compile(r"^[a-z0-9][a-z0-9_]{1,20}$")
 PERMALINK_RE = re.compile(r"^https://www\.reddit\.com/r/[A-Za-z0-9_]+/comments/[a-z0-9]+/")
@@ -48,13 +48,41 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
 
+Strategy = Literal["targeted", "ai_intent", "sniper", "timeless"]
+"""The four search strategies of seed 001 (AI Scout v3) a planned query carries."""
+STRATEGIES: tuple[Strategy, ...] = ("targeted", "ai_intent", "sniper", "timeless")
+
+
+class PlanQuery(_Model):
+    """One search of a plan: a term across ``subreddits`` with its own sort and time filter.
+
+    The fetcher carries it out as the source allows (Reddit's API searches ``r/a+b+c`` with
+    ``OR`` in one request, the archive one subreddit at a time, Arctic Shift one ``OR`` part at a
+    time). ``limit`` is the first page; a relevance refetch asks for twice as many.
+    """
+
+    strategy: Strategy
+    term: str = Field(min_length=1)
+    subreddits: list[str] = Field(min_length=1)
+    sort: SearchSort = "relevance"
+    time_filter: TimeFilter = "all"
+    limit: int = Field(25, ge=1, le=100)
+
+
 class SearchPlan(_Model):
-    """What to search: the planner's output and the fetcher's input."""
+    """What to search: the formulation's output and the fetcher's input.
+
+    Seed 000's plan is ``search_terms`` × ``subreddits`` with one sort and time filter for all
+    (``crowdsift fetch`` with a plan file). A plan made by ``crowdsift ask`` also lists its
+    ``queries``, each carrying its seed-001 strategy, sort and time filter; when present the
+    fetcher runs those instead of the cross product.
+    """
 
     plan_id: UUID = Field(default_factory=uuid4)
     search_terms: list[str] = Field(min_length=1, max_length=50)
     subreddits: list[str] = Field(min_length=1, max_length=50)
     notes: str | None = None
+    queries: list[PlanQuery] = Field(default_factory=list, max_length=50)
 
     @field_validator("search_terms")
     @classmethod
@@ -166,6 +194,25 @@ class Post(_Model):
 
 METADATA_SCHEMA = 1
 _POST_FIELDS = tuple(Post.model_fields)
+
+
+class Candidate(_Model):
+    """A screened post a search found, with every strategy that found it (no comments yet:
+    the drill adds them for the top posts only)."""
+
+    post: Post
+    strategies: list[Strategy] = Field(default_factory=list)
+    link_url: str | None = Field(
+        None, description="the external URL a link post points to (None for self posts)"
+    )
+    duplicates: list[str] = Field(
+        default_factory=list, description="ids of cross-posts/reposts folded into this one"
+    )
+
+    @property
+    def engagement(self) -> int:
+        """Raw engagement: votes plus comments (never negative)."""
+        return max(self.post.post_karma, 0) + max(self.post.num_comments, 0)
 
 
 class FetchResult(_Model):

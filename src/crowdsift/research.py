@@ -1,56 +1,54 @@
-"""The research run behind ``crowdsift ask``, and the ``ResearchResult`` it produces.
+"""The one research run behind ``crowdsift ask``, the API, the web page and MCP.
 
-``run_research`` runs the Experts Panel (phases 1–7, one response per expert) and the Reddit
-sidecar (phase 8) **in parallel**; the sidecar's drilled threads are then summarised (seed 004),
-so ``plan``, ``fetch`` and ``summary`` keep meaning what they meant before the sidecar existed.
-No experts and Reddit on is Reddit-only mode: phases 1–7 are skipped entirely. Experts with
-Reddit off skips phase 8 and leaves ``plan``/``fetch``/``summary`` empty.
+```
+question ─► Reddit branch (sidecar.pipeline.run_reddit): formulate → SearchPlan → RedditFetcher
+            → relevance gate (one call, one 2× refetch) → rerank (reuses the gate's scores)
+            → drill (top 15)                                                   ─┐
+         ─► YouTube / Amazon (sources.run.fetch_sources, each behind the gate)  ├─► ONE synthesis
+         ─► Experts Panel (experts.pipeline.run_panel, phases 1–7), beside it  ─┘   (summarizer.
+                                                                                    answer)
+                                                                         ─► ResearchResult
+```
 
-``ask`` (in ``crowdsift.quick_ask``, still importable from here) is the lighter pipeline
-(plan → relevance-gated fetch → summarize) that came first; it stays a library function for
-programs that want one summary without the sidecar's drill.
+The synthesis runs once per question over the drilled threads and the videos/products; its one
+checked output is both ``summary`` (seed 004) and ``reddit_response.synthesis`` (the
+staff-engineer sections of seed 001), so the two never disagree. No experts and Reddit on is
+Reddit-only mode; ``--no-reddit`` with experts skips the branch and leaves ``plan``/``fetch``/
+``summary`` empty. Every engine call goes through one ``CountingEngine`` so the result reports
+LLM usage per phase; every stage is timed. I/O dependencies come in ``AskDeps``.
 
-Every engine call goes through one ``CountingEngine`` so the result reports LLM usage (calls and
-tokens per phase) and each stage is timed. I/O dependencies are injected.
+``research`` / ``ask`` is the blocking library entry point; it builds the dependencies from
+settings (``crowdsift.wiring``) and runs ``run_research``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from uuid import uuid4
 
-from crowdsift.config import Settings
+from crowdsift.config import Settings, SourceName
 from crowdsift.engines.base import Engine, Usage
 from crowdsift.engines.scripted import CountingEngine
 from crowdsift.errors import ConfigError, CrowdsiftError, PlanError
 from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.models import ExpertResponse, ExpertStore
-from crowdsift.models import FetchResult, SearchPlan
-from crowdsift.planner import SubredditProfile
+from crowdsift.experts.models import ExpertResponse
+from crowdsift.models import FetchResult
+from crowdsift.planner import DEFAULT_SUBREDDITS
 from crowdsift.reddit.filtering import FilterConfig
-from crowdsift.reddit.sources.base import RedditSource
-from crowdsift.research_result import FetchSummary as FetchSummary
-from crowdsift.research_result import ResearchResult as ResearchResult
-from crowdsift.research_result import ResearchStatus as ResearchStatus
+from crowdsift.research_result import AskDeps, AskRun, FetchSummary, ResearchResult, ResearchStatus
 from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.models import RedditResponse
-from crowdsift.sidecar.pipeline import SidecarDeps, SidecarRun, run_sidecar
-from crowdsift.sources.models import SourceFetch
-from crowdsift.sources.run import (
-    ExtraSource,
-    SourceTool,
-    evidence_items,
-    fetch_sources,
-    tools_from_settings,
-)
-from crowdsift.store import CommentStore
+from crowdsift.sidecar.models import RedditResponse, SidecarStatus
+from crowdsift.sidecar.pipeline import RedditRun, SidecarDeps, bound_message, run_reddit
+from crowdsift.sources.models import EvidenceItem, SourceFetch
+from crowdsift.sources.run import ExtraSource, evidence_items, fetch_sources, tools_from_settings
+from crowdsift.summarizer.answer import Answer, synthesize_answer
 from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
 from crowdsift.summarizer.models import SummarizeResult
-from crowdsift.summarizer.orchestrator import run_summarizer
 from crowdsift.tracing import (
     COST_USD,
     ENGINE,
@@ -61,75 +59,7 @@ from crowdsift.tracing import (
     observe,
     stage_span,
 )
-
-Progress = Callable[[str, str], None]
-
-
-def __getattr__(name: str) -> object:
-    """``crowdsift.research.ask`` keeps working; it lives in ``crowdsift.quick_ask`` now."""
-    if name == "ask":
-        from crowdsift.quick_ask import ask
-
-        return ask
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# Communities the planner may choose from when the source has no archive to profile.
-DEFAULT_SUBREDDITS: tuple[SubredditProfile, ...] = tuple(
-    SubredditProfile(name=name, description=description)
-    for name, description in (
-        ("homeimprovement", "home repair, renovation, contractors, materials, house projects"),
-        ("diy", "do it yourself projects, building, fixing and making things at home"),
-        ("tools", "power tools, hand tools, drills, impact drivers, battery platforms"),
-        ("woodworking", "woodworking, saws, joinery, finishing, shop setup"),
-        ("gadgets", "consumer electronics, gadgets, recorders, wearables, reviews"),
-        ("productivity", "note taking, meetings, apps and devices for getting things done"),
-        ("chatgptcoding", "AI coding assistants, Cursor, Copilot, LLM tools for programmers"),
-        ("localllama", "running local LLMs, models, quantisation, inference hardware"),
-        ("rag", "retrieval augmented generation, embeddings, vector databases, chunking"),
-        ("dataengineering", "data pipelines, orchestration, Airflow, Dagster, warehouses"),
-        ("programming", "software development, languages, tools and practices"),
-        ("buyitforlife", "durable products that last, recommendations, warranties"),
-    )
-)
-
-
-@dataclass
-class AskRun:
-    """The result, plus the evidence it was built from (for eval and previews)."""
-
-    result: ResearchResult
-    evidence: FetchResult
-
-
-@dataclass
-class AskDeps:
-    """What a research run needs; the CLI builds these from settings."""
-
-    settings: Settings
-    engine: Engine
-    source: RedditSource | None
-    store: CommentStore | None = None
-    candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
-    progress: Progress = field(default=lambda stage, message: None)
-    expert_store: ExpertStore | None = None
-    experts_config: ExpertsConfig | None = None
-    sidecar_config: SidecarConfig | None = None
-    source_tools: Mapping[ExtraSource, SourceTool] | None = None
-    budget_usd: float | None = None
-    """Stop LLM calls once the run cost this much; None = ``settings.budget_usd``."""
-
-    def budget(self) -> float | None:
-        return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd
-
-    def tools(self) -> Mapping[ExtraSource, SourceTool]:
-        """The YouTube / Amazon fetch tools: given ones, else the configured APIs."""
-        return self.source_tools or tools_from_settings(self.settings)
-
-    def reddit(self) -> RedditSource:
-        if self.source is None:
-            raise ConfigError("this run has no Reddit source; build it with Reddit search on")
-        return self.source
+from crowdsift.wiring import EngineChoice, ResearchOptions, research_deps
 
 
 def elapsed_ms(since: float) -> float:
@@ -137,7 +67,7 @@ def elapsed_ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 1)
 
 
-# --- The research run: experts and the Reddit sidecar in parallel ----------------------------
+# --- The library entry point ------------------------------------------------------------------
 
 
 def research(
@@ -147,36 +77,78 @@ def research(
     use_recent_only: bool = False,
     *,
     settings: Settings | None = None,
-    **options: object,
+    source: SourceName | None = None,
+    engine: EngineChoice | None = None,
+    archive: Path | None = None,
+    persist: bool = True,
+    subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
+    budget_usd: float | None = None,
 ) -> ResearchResult:
-    """Answer ``question`` from the chosen experts and Reddit (blocking; for programs).
+    """Answer ``question`` from Reddit (and the chosen experts, YouTube, Amazon); blocking.
 
-    Settings come from the environment unless given. ``options`` are those of
-    ``crowdsift.ask_command.research_deps`` (``source``, ``engine``, ``archive``, ``persist``)
-    plus ``subreddits``. From async code, await ``crowdsift.ask_command.research_async``.
+    Settings come from the environment unless given. From async code, await
+    ``research_async`` with the same arguments.
     """
-    from crowdsift.ask_command import research_async
-    from crowdsift.config import get_settings
-
     return asyncio.run(
         research_async(
-            settings or get_settings(),
             question,
             experts=experts,
             search_reddit=search_reddit,
             use_recent_only=use_recent_only,
-            **options,  # type: ignore[arg-type]
+            settings=settings,
+            options=ResearchOptions(
+                source=source,
+                engine=engine,
+                archive=archive,
+                persist=persist,
+                budget_usd=budget_usd,
+            ),
+            subreddits=subreddits,
+            sources=sources,
         )
     )
 
 
+ask = research
+"""``crowdsift.research.ask`` is the same entry point under the command's name."""
+
+
+async def research_async(
+    question: str,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    settings: Settings | None = None,
+    options: ResearchOptions | None = None,
+    subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
+) -> ResearchResult:
+    """The whole research run, its dependencies built from settings and released after."""
+    from crowdsift.config import get_settings
+
+    async with research_deps(
+        settings or get_settings(),
+        options or ResearchOptions(),
+        experts=experts,
+        search_reddit=search_reddit,
+    ) as deps:
+        run = await run_research(
+            question, deps, experts=experts, search_reddit=search_reddit,
+            use_recent_only=use_recent_only, subreddits=subreddits, sources=sources,
+        )  # fmt: skip
+        return run.result
+
+
+# --- The research run ---------------------------------------------------------------------------
+
+
 @dataclass
 class _RedditPart:
-    response: RedditResponse | None
-    plan: SearchPlan | None = None
-    fetch: FetchSummary | None = None
-    summary: SummarizeResult | None = None
-    evidence: FetchResult | None = None
+    run: RedditRun | None = None
+    answer: Answer | None = None
+    failure: str | None = None
 
 
 def _research_attributes(
@@ -220,13 +192,10 @@ async def run_research(
     subreddits: Sequence[str] = (),
     sources: Sequence[ExtraSource] = (),
 ) -> AskRun:
-    """Ask the chosen experts and Reddit at once; see the module docstring for the modes.
+    """Ask Reddit, the chosen experts and sources at once, then synthesise once.
 
-    ``sources`` adds YouTube and/or Amazon: fetched beside Reddit, each behind the relevance
-    gate, and summarised together with the Reddit threads (or alone, with Reddit off).
-
-    With experts and Reddit together, a Reddit failure (bad credentials, say) becomes a
-    ``failed`` ``reddit_response`` and the experts still answer; in Reddit-only mode the error is
+    With experts or other sources beside it, a Reddit failure (bad credentials, say) becomes a
+    ``failed`` ``reddit_response`` and the rest still answers; in Reddit-only mode the error is
     raised, because there is nothing else to show.
     """
     if not question.strip():
@@ -238,7 +207,6 @@ async def run_research(
     engine = CountingEngine(deps.engine, budget_usd=deps.budget())
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    extra = asyncio.ensure_future(_extra_sources(question, deps, engine, sources, timings))
 
     async def expert_branch() -> list[ExpertResponse]:
         if not experts:
@@ -251,43 +219,45 @@ async def run_research(
         finally:
             timings["experts"] = elapsed_ms(clock)
 
-    async def reddit_branch() -> _RedditPart | None:
+    async def reddit_branch() -> _RedditPart:
         if not search_reddit:
-            return None
+            return _RedditPart()
         clock = time.perf_counter()
         try:
             with stage_span("research.reddit", source=deps.source.name if deps.source else None):
-                return await _ask_reddit(question, deps, engine, subreddits, timings, extra)
+                return _RedditPart(run=await _search_reddit(question, deps, engine, subreddits))
         except CrowdsiftError as exc:
             if not experts and not sources:
                 raise
-            return _failed_reddit(deps, engine, exc)
+            return _RedditPart(failure=str(exc))
         finally:
             timings["reddit"] = elapsed_ms(clock)
 
-    try:
-        expert_responses, reddit = await asyncio.gather(expert_branch(), reddit_branch())
-        fetches = await extra
-    finally:
-        extra.cancel()
-    if sources and (reddit is None or reddit.summary is None):
-        reddit = await _summarize_sources_alone(question, deps, engine, fetches, reddit, timings)
+    expert_responses, reddit, fetches = await asyncio.gather(
+        expert_branch(),
+        reddit_branch(),
+        _extra_sources(question, deps, engine, sources, timings),
+    )
+    reddit.answer = await _synthesize(question, deps, engine, reddit, evidence_items(fetches),
+                                      timings)  # fmt: skip
     timings["total"] = elapsed_ms(started)
+    response = _reddit_response(deps, engine, reddit)
+    summary = reddit.answer.summary if reddit.answer else None
     result = ResearchResult(
         question=question,
-        status=_overall_status(expert_responses, reddit, fetches, engine.usage),
+        status=_overall_status(expert_responses, response, summary, fetches, engine.usage),
         engine=engine.name,
-        plan=reddit.plan if reddit else None,
-        fetch=reddit.fetch if reddit else None,
-        summary=reddit.summary if reddit else None,
+        plan=reddit.run.plan if reddit.run else None,
+        fetch=_fetch_summary(deps, reddit.run) if reddit.run else None,
+        summary=summary,
         expert_responses=expert_responses,
-        reddit_response=reddit.response if reddit and reddit.response else None,
+        reddit_response=response,
         source_fetches=fetches,
         timings_ms=timings,
         usage=engine.usage,
     )
-    evidence = reddit.evidence if reddit and reddit.evidence else _empty_evidence(question)
-    return AskRun(result=result, evidence=evidence)
+    evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
+    return AskRun(result=result, evidence=evidence or _empty_evidence(question))
 
 
 async def _ask_experts(
@@ -311,47 +281,25 @@ async def _ask_experts(
     )
 
 
-async def _ask_reddit(
-    question: str,
-    deps: AskDeps,
-    engine: Engine,
-    subreddits: Sequence[str],
-    timings: dict[str, float],
-    extra: Awaitable[list[SourceFetch]],
-) -> _RedditPart:
-    settings = deps.settings
-    source = deps.reddit()
-    run = await run_sidecar(
+async def _search_reddit(
+    question: str, deps: AskDeps, engine: Engine, subreddits: Sequence[str]
+) -> RedditRun:
+    if deps.source is None:
+        raise ConfigError("this run has no Reddit source; build it with Reddit search on")
+    return await run_reddit(
         question,
         SidecarDeps(
-            source=source,
+            source=deps.source,
             engine=engine,
             config=deps.sidecar_config or SidecarConfig(),
-            filters=FilterConfig.from_settings(settings),
-            candidates=deps.candidates,
+            filters=FilterConfig.from_settings(deps.settings),
+            candidates=deps.candidates or DEFAULT_SUBREDDITS,
             progress=deps.progress,
             store=deps.store,
+            min_yield=deps.settings.gate_min_yield,
         ),
         subreddits=subreddits,
     )
-    part = _RedditPart(response=run.response, plan=run.plan, evidence=run.evidence)
-    if run.evidence is None or run.plan is None:
-        return part
-    items = evidence_items(await extra)
-    clock = time.perf_counter()
-    more = f" and {len(items)} videos/products" if items else ""
-    deps.progress("summarize", f"summarizing {len(run.evidence.posts)} drilled threads{more}")
-    with stage_span("research.summarize", items_in=len(run.evidence.posts) + len(items)):
-        part.summary = await run_summarizer(
-            run.evidence,
-            engine=engine,
-            selector_config=SelectorConfig.from_settings(settings),
-            summarizer_config=SummarizerConfig.from_settings(settings),
-            extra=items,
-        )
-    timings["summarize"] = elapsed_ms(clock)
-    part.fetch = _sidecar_fetch_summary(source.name, run)
-    return part
 
 
 async def _extra_sources(
@@ -366,7 +314,7 @@ async def _extra_sources(
     clock = time.perf_counter()
     try:
         with stage_span("research.sources", sources=list(sources)):
-            tools = deps.tools()
+            tools = deps.source_tools or tools_from_settings(deps.settings)
             return await fetch_sources(
                 question, sources, tools=tools, engine=engine, progress=deps.progress
             )
@@ -374,64 +322,127 @@ async def _extra_sources(
         timings["sources"] = elapsed_ms(clock)
 
 
-async def _summarize_sources_alone(
+async def _synthesize(
     question: str,
     deps: AskDeps,
     engine: Engine,
-    fetches: list[SourceFetch],
-    reddit: _RedditPart | None,
+    reddit: _RedditPart,
+    items: Sequence[EvidenceItem],
     timings: dict[str, float],
-) -> _RedditPart | None:
-    """Reddit off (or failed): the videos and products get a summary of their own."""
-    items = evidence_items(fetches)
-    if not items:
-        return reddit
+) -> Answer | None:
+    """The one synthesis over the drilled threads and the videos/products (none when Reddit
+    was off or failed and no other source found anything).
+
+    The Reddit answer as a whole keeps ``CROWDSIFT_SIDECAR_TIMEOUT``: the synthesis gets what
+    the branch left of it, and a branch that already hit the bound is not synthesised."""
+    run = reddit.run
+    if run is None and not items:
+        return None
+    config = deps.sidecar_config or SidecarConfig()
+    remaining = config.timeout_s - (run.timings.get("total", 0.0) / 1000 if run else 0.0)
+    if run is not None and (run.timed_out or remaining <= 0):
+        return None
+    threads = run.threads if run else []
     clock = time.perf_counter()
-    deps.progress("summarize", f"summarizing {len(items)} videos/products")
-    with stage_span("research.summarize", items_in=len(items)):
-        summary = await run_summarizer(
-            _empty_evidence(question),
-            engine=engine,
-            selector_config=SelectorConfig.from_settings(deps.settings),
-            summarizer_config=SummarizerConfig.from_settings(deps.settings),
-            extra=items,
+    more = f" and {len(items)} videos/products" if items else ""
+    deps.progress("synthesize", f"synthesising {len(threads)} threads{more}")
+    try:
+        async with asyncio.timeout(remaining):
+            with stage_span("research.synthesize", items_in=len(threads) + len(items)):
+                return await synthesize_answer(
+                    question,
+                    threads,
+                    analysis=run.analysis if run else None,
+                    engine=engine,
+                    extra=items,
+                    selector_config=SelectorConfig.from_settings(deps.settings),
+                    summarizer_config=SummarizerConfig.from_settings(deps.settings),
+                    sidecar_config=config,
+                )
+    except TimeoutError:
+        if run is not None:
+            run.timed_out = True
+            run.errors.append(bound_message(config.timeout_s, "synthesize"))
+        return None
+    finally:
+        timings["synthesize"] = elapsed_ms(clock)
+
+
+def _reddit_response(
+    deps: AskDeps, engine: CountingEngine, reddit: _RedditPart
+) -> RedditResponse | None:
+    """The Reddit branch as ``reddit_response``: what was searched, ranked and drilled, and the
+    staff-engineer sections of the one synthesis."""
+    source = deps.source.name if deps.source is not None else "none"
+    if reddit.failure is not None:
+        return RedditResponse(
+            status="failed", engine=engine.name, source=source, errors=[reddit.failure]
         )
-    timings["summarize"] = elapsed_ms(clock)
-    part = reddit or _RedditPart(response=None)
-    part.summary = summary
-    return part
-
-
-def _sidecar_fetch_summary(source: str, run: SidecarRun) -> FetchSummary:
-    """The sidecar's scout and drill in the counts ``ask --json`` has always reported."""
-    response = run.response
-    scout = run.scout
-    relevant = sum(1 for r in response.ranked if r.relevance >= 0.5)
-    return FetchSummary(
+    run = reddit.run
+    if run is None:
+        return None
+    answer = reddit.answer
+    errors = [*run.errors, *(answer.errors if answer else [])]
+    return RedditResponse(
+        status=_reddit_status(run, answer),
+        engine=engine.name,
         source=source,
-        posts_seen=scout.posts_seen if scout else 0,
-        posts_accepted=response.candidates_found,
-        posts_relevant=len(run.evidence.posts) if run.evidence else 0,
-        yield_ratio=round(relevant / len(response.ranked), 4) if response.ranked else 0.0,
-        refetched=False,
-        gate_failed_open=response.rerank_fell_back,
-        comments_accepted=response.comments_drilled,
-        post_rejections=scout.rejections if scout else {},
-        skipped_subreddits=scout.skipped_subreddits if scout else {},
-        errors=response.errors,
+        analysis=run.analysis,
+        queries=run.plan.queries if run.plan else [],
+        candidates_found=len(run.candidates) + run.duplicates_removed,
+        duplicates_removed=run.duplicates_removed,
+        ranked=run.ranked,
+        rerank_fell_back=run.rerank_fell_back,
+        threads_drilled=sum(1 for t in run.threads if t.error is None),
+        comments_drilled=sum(len(t.comments) for t in run.threads),
+        synthesis=answer.synthesis if answer else None,
+        timed_out=run.timed_out,
+        errors=errors,
+        timings_ms=run.timings,
+        usage=engine.usage,
     )
 
 
-def _failed_reddit(deps: AskDeps, engine: Engine, exc: CrowdsiftError) -> _RedditPart:
-    name = deps.source.name if deps.source is not None else "none"
-    return _RedditPart(
-        response=RedditResponse(status="failed", engine=engine.name, source=name, errors=[str(exc)])
+def _reddit_status(run: RedditRun, answer: Answer | None) -> SidecarStatus:
+    if run.searches and run.failed_searches == run.searches:
+        return "failed"
+    if not run.candidates and not run.timed_out:
+        return "no_results"
+    synthesis = answer.synthesis if answer else None
+    degraded = (
+        run.timed_out
+        or bool(run.errors)
+        or synthesis is None
+        or bool(synthesis.removed_citations or synthesis.dropped_claims)
+        or (answer is not None and answer.summary.status != "ok")
+    )
+    return "partial" if degraded else "ok"
+
+
+def _fetch_summary(deps: AskDeps, run: RedditRun) -> FetchSummary:
+    """The real fetch report and what the gate did, in the counts ``ask --json`` reports."""
+    report = run.report
+    return FetchSummary(
+        source=deps.source.name if deps.source is not None else "none",
+        posts_seen=report.posts_seen if report else 0,
+        posts_accepted=report.posts_accepted if report else 0,
+        posts_relevant=run.gate.relevant,
+        posts_judged=run.gate.judged,
+        yield_ratio=run.gate.yield_ratio,
+        refetched=run.gate.refetched,
+        gate_failed_open=run.gate.failed_open,
+        comments_accepted=sum(len(t.comments) for t in run.threads),
+        requests=report.requests if report else 0,
+        post_rejections=report.post_rejections if report else {},
+        skipped_subreddits=report.skipped_subreddits if report else {},
+        errors=report.errors if report else [],
     )
 
 
 def _overall_status(
     experts: Sequence[ExpertResponse],
-    reddit: _RedditPart | None,
+    reddit: RedditResponse | None,
+    summary: SummarizeResult | None,
     fetches: Sequence[SourceFetch] = (),
     usage: Usage | None = None,
 ) -> ResearchStatus:
@@ -441,10 +452,9 @@ def _overall_status(
         parts.append("partial")
     parts += ["failed" if f.errors else "ok" for f in fetches if not f.skipped]
     if reddit is not None:
-        if reddit.response is not None:
-            parts.append(reddit.response.status)
-        if reddit.summary is not None:
-            parts.append(reddit.summary.status)
+        parts.append(reddit.status)
+    if summary is not None:
+        parts.append(summary.status)
     failed = {"failed", "error"}
     if parts and all(p in failed for p in parts):
         return "error"

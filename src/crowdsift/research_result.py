@@ -1,13 +1,16 @@
-"""What one research run reports: ``ResearchResult`` (the JSON of ``crowdsift ask --json``, the
-API's job result) and its ``FetchSummary``.
+"""What one research run takes and reports: ``AskDeps`` in; ``ResearchResult`` (the JSON of
+``crowdsift ask --json``, the API's job result) and its ``FetchSummary`` out.
 
-Kept apart from ``crowdsift.research`` (which runs the research) so that readers of results
-— the API, the MCP server, the renderers — depend on the shape, not on the pipeline.
+Kept apart from ``crowdsift.research`` (which runs the research) and imports no pipeline code,
+so that readers of results — the API, the MCP server, the renderers, the job store — and the
+wiring that builds a run's dependencies depend on the shape, not on the pipeline.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
@@ -17,6 +20,21 @@ from crowdsift.models import RejectReason, SearchPlan
 from crowdsift.sidecar.models import RedditResponse
 from crowdsift.sources.models import SourceFetch
 from crowdsift.summarizer.models import SummarizeResult
+
+if TYPE_CHECKING:
+    from crowdsift.config import Settings
+    from crowdsift.engines.base import Engine
+    from crowdsift.experts.config import ExpertsConfig
+    from crowdsift.experts.models import ExpertStore
+    from crowdsift.models import FetchResult
+    from crowdsift.planner import SubredditProfile
+    from crowdsift.reddit.sources.base import RedditSource
+    from crowdsift.sidecar.config import SidecarConfig
+    from crowdsift.sources.run import ExtraSource, SourceTool
+    from crowdsift.store import CommentStore
+
+Progress = Callable[[str, str], None]
+"""``progress(stage, message)``: what the run is doing, for a terminal, a job log or SSE."""
 
 
 class FetchSummary(BaseModel):
@@ -30,6 +48,8 @@ class FetchSummary(BaseModel):
     refetched: bool
     gate_failed_open: bool
     comments_accepted: int
+    posts_judged: int = Field(0, description="candidates the relevance gate judged")
+    requests: int = Field(0, description="HTTP requests the source made (cache hits excluded)")
     post_rejections: dict[RejectReason, int] = Field(default_factory=dict)
     skipped_subreddits: dict[str, str] = Field(default_factory=dict)
     errors: list[str] = Field(default_factory=list)
@@ -61,3 +81,38 @@ class ResearchResult(BaseModel):
     )
     timings_ms: dict[str, float]
     usage: Usage
+
+
+def _quiet(stage: str, message: str) -> None:
+    """The default progress callback: say nothing."""
+
+
+@dataclass
+class AskDeps:
+    """What a research run needs; ``crowdsift.wiring`` builds these from settings."""
+
+    settings: Settings
+    engine: Engine
+    source: RedditSource | None
+    store: CommentStore | None = None
+    candidates: Sequence[SubredditProfile] = ()
+    """Subreddits the formulation may choose; empty = the built-in ``DEFAULT_SUBREDDITS``."""
+    progress: Progress = field(default=_quiet)
+    expert_store: ExpertStore | None = None
+    experts_config: ExpertsConfig | None = None
+    sidecar_config: SidecarConfig | None = None
+    source_tools: Mapping[ExtraSource, SourceTool] | None = None
+    """YouTube / Amazon fetch tools; None = the APIs configured in settings."""
+    budget_usd: float | None = None
+    """Stop LLM calls once the run cost this much; None = ``settings.budget_usd``."""
+
+    def budget(self) -> float | None:
+        return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd
+
+
+@dataclass
+class AskRun:
+    """The result, plus the evidence it was built from (for eval and previews)."""
+
+    result: ResearchResult
+    evidence: FetchResult

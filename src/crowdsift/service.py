@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crowdsift.config import Settings
+from crowdsift.config import Settings, SourceName
 from crowdsift.engines.factory import default_engine_name
 from crowdsift.jobs.models import ResearchRequest
 from crowdsift.models import FetchReport, FetchResult, Post, SearchPlan
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -40,20 +42,23 @@ class ResearchService:
         return asyncio.run(self.run(request, progress))
 
     async def run(self, request: ResearchRequest, progress: Progress) -> ResearchResult:
-        from crowdsift.ask_command import research_async
+        from crowdsift.research import research_async
+        from crowdsift.wiring import ResearchOptions
 
         return await research_async(
-            self.settings,
             request.question,
             experts=request.experts,
             search_reddit=request.search_reddit,
             use_recent_only=request.use_recent_only,
+            settings=self.settings,
+            options=ResearchOptions(
+                engine=request.engine,
+                progress=progress,
+                shared_engine=self._shared_engine(request),
+                budget_usd=request.budget_usd,
+            ),
             subreddits=request.subreddits,
             sources=request.sources,
-            engine=request.engine,
-            progress=progress,
-            shared_engine=self._shared_engine(request),
-            budget_usd=request.budget_usd,
         )
 
     def _shared_engine(self, request: ResearchRequest) -> Engine | None:
@@ -68,14 +73,24 @@ class ResearchService:
 
 
 def fetch(
-    settings: Settings, plan: SearchPlan, *, query: str | None = None, persist: bool = True
+    settings: Settings,
+    plan: SearchPlan,
+    *,
+    query: str | None = None,
+    persist: bool = True,
+    source: SourceName | None = None,
+    archive: Path | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> tuple[FetchResult, FetchReport]:
-    """``crowdsift fetch``: the plan's searches through the configured source."""
+    """``crowdsift fetch``, ``POST /api/fetch`` and MCP ``fetch``: the plan's searches through
+    the one fetcher; ``notice`` hears what the source factory has to say (e.g. sample data)."""
     from crowdsift.reddit.fetcher import RedditFetcher
     from crowdsift.reddit.sources.factory import build_source
     from crowdsift.store import CommentStore
 
-    built = build_source(settings)
+    built = build_source(settings, source, archive=archive)
+    if built.notice and notice is not None:
+        notice(built.notice)
     comment_store = CommentStore.from_url(settings.resolved_database_url) if persist else None
     try:
         fetcher = RedditFetcher.from_settings(built.source, settings, store=comment_store)

@@ -11,11 +11,12 @@ the filters: veto, cleaning, score) → ``relevant`` (passed the relevance gate 
 cut). ``rejections`` names why posts left the funnel:
 
 - the filtering layer's ``RejectReason`` values (``below_threshold``, ``too_short`` …);
-- the YouTube/Amazon gate and the lighter ``ask()`` pipeline's gate: ``irrelevant``;
-- the Reddit sidecar: ``duplicate`` (a post another search had already returned),
-  ``near_duplicate`` (folded by the title dedupe), ``not_reranked`` (beyond the heuristic cut the
-  rerank scores) and ``not_drilled`` (ranked below the drill cut, or its thread could not be
-  read), so that ``seen - relevant`` is the sum of the rejections;
+- the relevance gate (Reddit, YouTube, Amazon): ``irrelevant``;
+- Reddit's fetcher and cuts: ``duplicate`` (a post another search had already returned),
+  ``near_duplicate`` (folded by the title dedupe), ``not_judged`` (beyond the heuristic cut the
+  gate judges), ``not_reranked`` (past the rerank's top 40) and ``not_drilled`` (ranked below the
+  drill cut, or its thread could not be read), so that ``seen - relevant`` is the sum of the
+  rejections and ``relevant`` is what reached the answer;
 - an expert archive (its map phase is the gate): ``low``, ``medium_not_selected`` and
   ``map_failed`` (posts whose map chunk failed twice).
 """
@@ -29,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from crowdsift.experts.models import ExpertResponse
 from crowdsift.models import FetchReport, FetchResult
-from crowdsift.research import FetchSummary, ResearchResult
+from crowdsift.research_result import FetchSummary, ResearchResult
 from crowdsift.sidecar.models import RedditResponse
 from crowdsift.sources.models import SourceFetch
 
@@ -140,36 +141,33 @@ def telemetry_lines(t: RunTelemetry) -> list[str]:
 def _reddit(
     fetch: FetchSummary | None, response: RedditResponse | None
 ) -> tuple[str, SourceTelemetry] | None:
-    """Reddit's funnel: the fetch summary's counts, plus the sidecar's dedupe/rerank/drill cuts
-    (with a sidecar) or the gate's rejections (the lighter ``ask()``, which has no sidecar)."""
+    """Reddit's funnel: the fetcher's counts (filters and dedupe), then the gate's judgement
+    and the rerank and drill cuts; ``relevant`` is what reached the answer (drilled threads)."""
     if fetch is None:
         if response is None:
             return None
-        # The sidecar stopped before its evidence was built (failed, or nothing was found):
-        # the filters' counts went with it; what it had collected is still worth counting.
-        return response.source, SourceTelemetry(
-            seen=response.candidates_found,
-            accepted=response.candidates_found,
-            relevant=response.threads_drilled,
-            rejections=_positive(_sidecar_cuts(response, response.threads_drilled)),
-            gate_failed_open=response.rerank_fell_back,
-            comments_accepted=response.comments_drilled,
-            errors=len(response.errors),
-        )
+        # The branch failed before it fetched anything it could report.
+        return response.source, SourceTelemetry(errors=len(response.errors))
+    drilled = response.threads_drilled if response is not None else fetch.posts_relevant
     rejections = _counts(fetch.post_rejections)
-    if response is not None:
-        cuts = _sidecar_cuts(response, fetch.posts_relevant)
-        # The scout screens a post once; later sightings (another search found it too) are
-        # counted as seen and skipped: the fetcher's "duplicate".
-        cuts["duplicate"] = fetch.posts_seen - fetch.posts_accepted - sum(rejections.values())
-    else:
-        cuts = {"irrelevant": fetch.posts_accepted - fetch.posts_relevant}
+    if response is not None and response.duplicates_removed:
+        near = min(response.duplicates_removed, rejections.get("duplicate", 0))
+        rejections["duplicate"] = rejections.get("duplicate", 0) - near
+        rejections["near_duplicate"] = near
+        rejections = _positive(rejections)
+    ranked = len(response.ranked) if response is not None else fetch.posts_relevant
+    cuts = {
+        "not_judged": fetch.posts_accepted - fetch.posts_judged,
+        "irrelevant": fetch.posts_judged - fetch.posts_relevant,
+        "not_reranked": fetch.posts_relevant - ranked,
+        "not_drilled": ranked - drilled,
+    }
     for reason, count in _positive(cuts).items():
         rejections[reason] = rejections.get(reason, 0) + count
     return fetch.source, SourceTelemetry(
         seen=fetch.posts_seen,
         accepted=fetch.posts_accepted,
-        relevant=fetch.posts_relevant,
+        relevant=drilled,
         yield_ratio=fetch.yield_ratio,
         gate_failed_open=fetch.gate_failed_open,
         refetched=fetch.refetched,
@@ -177,17 +175,6 @@ def _reddit(
         comments_accepted=fetch.comments_accepted,
         errors=len(fetch.errors),
     )
-
-
-def _sidecar_cuts(response: RedditResponse, relevant: int) -> dict[str, int]:
-    """Accepted candidates the sidecar let go: folded as duplicates, past the rerank cut, or
-    ranked but not drilled."""
-    ranked = len(response.ranked)
-    return {
-        "near_duplicate": response.duplicates_removed,
-        "not_reranked": response.candidates_found - response.duplicates_removed - ranked,
-        "not_drilled": ranked - relevant,
-    }
 
 
 def _gated_source(fetched: SourceFetch) -> SourceTelemetry:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from crowdsift.research import ResearchResult
+from crowdsift.research_result import ResearchResult
 
 from .conftest import read_events, wait_done
 
@@ -27,7 +27,7 @@ def test_a_research_job_streams_its_phases_and_returns_a_cited_result(
     messages = read_events(client, job_id)
     progress = [data for event, _, data in messages if event == "progress"]
     phases = [p["phase"] for p in progress]
-    for phase in ("formulate", "scout", "rerank", "drill", "synthesize", "summarize", "experts"):
+    for phase in ("formulate", "search", "rerank", "drill", "synthesize", "experts"):
         assert phase in phases, phases
     assert [p["seq"] for p in progress] == list(range(1, len(progress) + 1))
     assert [e for e, _, _ in messages][-1] == "done"

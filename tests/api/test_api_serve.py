@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from crowdsift.testing.net import free_port, wait_for_http
+from tests.support.net import free_port, wait_for_http
 
 
 def test_serve_answers_on_loopback_and_stops_on_sigterm(tmp_path: Path) -> None:

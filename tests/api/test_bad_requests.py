@@ -22,7 +22,7 @@ from crowdsift.config import Settings
 from crowdsift.errors import CrowdsiftError
 from crowdsift.jobs.factory import build_job_service
 from crowdsift.jobs.models import ResearchRequest
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 
 from .conftest import demo_settings, wait_done
 

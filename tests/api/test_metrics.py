@@ -18,7 +18,6 @@ from sqlalchemy import text
 from crowdsift import service
 from crowdsift.api.app import create_app
 from crowdsift.api.deps import ServiceState
-from crowdsift.ask_command import research_async
 from crowdsift.config import Settings
 from crowdsift.engines.base import Usage
 from crowdsift.engines.embedding import HashingEmbedder
@@ -29,8 +28,10 @@ from crowdsift.jobs.models import Job, ResearchRequest
 from crowdsift.jobs.service import EmbeddedDispatcher, JobService
 from crowdsift.jobs.store import JobStore
 from crowdsift.metrics import MetricSample, MetricsStore, render_prometheus
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research import research_async
+from crowdsift.research_result import Progress, ResearchResult
 from crowdsift.telemetry import run_telemetry
+from crowdsift.wiring import ResearchOptions
 
 from .conftest import demo_settings, wait_done
 
@@ -152,13 +153,11 @@ def research_service(settings: Settings) -> tuple[JobService, LocalEngine]:
     def run(request: ResearchRequest, progress: Progress) -> ResearchResult:
         return asyncio.run(
             research_async(
-                settings,
                 request.question,
                 experts=request.experts,
                 search_reddit=request.search_reddit,
-                progress=progress,
-                shared_engine=engine,
-                persist=False,
+                settings=settings,
+                options=ResearchOptions(progress=progress, shared_engine=engine, persist=False),
             )
         )
 

@@ -35,8 +35,8 @@ from crowdsift.errors import CrowdsiftError
 from crowdsift.feed.commands import run_index
 from crowdsift.jobs.factory import build_job_service
 from crowdsift.jobs.models import ResearchRequest
-from crowdsift.research import Progress, ResearchResult
-from crowdsift.testing.net import serve_app
+from crowdsift.research_result import Progress, ResearchResult
+from tests.support.net import serve_app
 
 from .conftest import demo_settings
 

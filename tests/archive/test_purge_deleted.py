@@ -32,9 +32,9 @@ from crowdsift.models import Comment, FetchResult
 from crowdsift.reddit.lookup import RedditInfoLookup
 from crowdsift.reddit.sources.base import RawThing
 from crowdsift.store import CommentStore
-from crowdsift.testing.arctic_shift_server import ArcticShiftServer
 from crowdsift.testing.factories import make_post
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.arctic_shift_server import ArcticShiftServer
+from tests.support.reddit_server import RedditProtocolServer
 
 NOW_TS = 1_717_243_200
 runner = CliRunner()

@@ -9,7 +9,7 @@ import pytest
 
 from crowdsift.config import Settings
 from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.testing.openai_server import ChatCompletionsServer
+from tests.support.openai_server import ChatCompletionsServer
 
 _API_KEY = "sk-test-Zq8rT41mVx9KpL2w"
 _LLM_VARS = (

@@ -33,7 +33,7 @@ from crowdsift.errors import (
     EngineTransportError,
 )
 from crowdsift.log import configure_logging
-from crowdsift.testing.openai_server import (
+from tests.support.openai_server import (
     ChatCompletionsServer,
     count_tokens,
     delay,

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crowdsift.testing.openai_server import (
+from tests.support.openai_server import (
     ChatCompletionsServer,
     count_tokens,
     delay,

@@ -28,7 +28,7 @@ from crowdsift.engines.prices import (
 from crowdsift.engines.scripted import CountingEngine, ScriptedEngine
 from crowdsift.errors import BudgetExceededError, ConfigError
 from crowdsift.gate import GateItem, RelevanceTask, RelevanceVerdicts
-from crowdsift.testing.openai_server import ChatCompletionsServer
+from tests.support.openai_server import ChatCompletionsServer
 
 TABLE = PriceTable(
     models={
@@ -233,7 +233,8 @@ def test_a_research_run_over_budget_stops_calling_and_returns_a_partial_result(
     from crowdsift.archive.demo import ensure_demo_archive
     from crowdsift.archive.profiles import subreddit_profiles
     from crowdsift.reddit.sources.archive import ArchiveSource
-    from crowdsift.research import AskDeps, ResearchResult, run_research
+    from crowdsift.research import run_research
+    from crowdsift.research_result import AskDeps, ResearchResult
 
     archive = ensure_demo_archive(tmp_path)
 

@@ -30,7 +30,7 @@ from crowdsift.jobs.celery_app import (
 from crowdsift.jobs.models import ResearchRequest
 from crowdsift.jobs.store import JobStore
 from crowdsift.log import redact_text
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 
 REQUEST = ResearchRequest(question="Which label printer survives a warehouse?")
 FAST = BrokerLimits(connect_timeout=0.5, socket_timeout=0.5, publish_retries=1, retry_interval=0.1)

@@ -29,8 +29,8 @@ from crowdsift.jobs.factory import build_job_service
 from crowdsift.jobs.models import Job, ResearchRequest
 from crowdsift.jobs.service import JobService
 from crowdsift.jobs.store import JobStore
-from crowdsift.testing.corpus import build_corpus
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.corpus import build_corpus
+from tests.support.reddit_server import RedditProtocolServer
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"

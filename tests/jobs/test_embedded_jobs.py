@@ -15,7 +15,7 @@ from crowdsift.errors import SourceError
 from crowdsift.jobs.models import Job, ResearchRequest
 from crowdsift.jobs.service import EmbeddedDispatcher, JobService
 from crowdsift.jobs.store import JobStore
-from crowdsift.research import Progress, ResearchResult
+from crowdsift.research_result import Progress, ResearchResult
 
 REQUEST = ResearchRequest(question="Which standing desk lasts the longest?")
 

@@ -12,7 +12,7 @@ import pytest
 from crowdsift.engines.base import Usage
 from crowdsift.jobs.models import ResearchRequest
 from crowdsift.jobs.store import JobStore
-from crowdsift.research import ResearchResult
+from crowdsift.research_result import ResearchResult
 
 
 class Clock:

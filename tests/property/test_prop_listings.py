@@ -44,12 +44,12 @@ from crowdsift.sources.amazon_items import parse_search_result
 from crowdsift.sources.models import EvidenceItem
 from crowdsift.sources.youtube import YouTubeSource
 from crowdsift.sources.youtube_api import YouTubeTransport
-from crowdsift.testing.amazon_server import product
 from crowdsift.testing.factories import raw_comment, raw_post
-from crowdsift.testing.local_http import LocalHTTPServer, Reply
-from crowdsift.testing.reddit_listings import listing
 from crowdsift.text import clean_text
 from harness import AMAZON_TOKEN_BODY, AMAZON_TOKEN_PATH, FIXED_NOW
+from tests.support.amazon_server import product
+from tests.support.local_http import LocalHTTPServer, Reply
+from tests.support.reddit_listings import listing
 
 PLAN = SearchPlan(search_terms=["plaud"], subreddits=["gadgets"])
 OPTIONS = SearchOptions(max_posts_per_query=100, max_comments_per_post=100, concurrency=1)

@@ -108,12 +108,12 @@ def test_valid_replies_round_trip_in_every_wrapping(name: str, style: int) -> No
 @pytest.mark.parametrize("depth", [995, 1000, 50_000])
 def test_deeply_nested_reply_is_an_engine_output_error(depth: int) -> None:
     with pytest.raises(EngineOutputError, match="not valid JSON"):
-        parse_reply(TASKS["RerankTask"], '{"scores": ' + "[" * depth + "]" * depth + "}")
+        parse_reply(TASKS["RelevanceTask"], '{"scores": ' + "[" * depth + "]" * depth + "}")
 
 
 def test_a_number_past_the_digit_limit_is_an_engine_output_error() -> None:
     with pytest.raises(EngineOutputError, match="not valid JSON"):
-        parse_reply(TASKS["RerankTask"], '{"scores": [' + "9" * 5000 + "]}")
+        parse_reply(TASKS["RelevanceTask"], '{"scores": [' + "9" * 5000 + "]}")
 
 
 def test_decode_json_keeps_raising_json_decode_errors_only() -> None:

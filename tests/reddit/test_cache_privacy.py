@@ -25,11 +25,11 @@ from crowdsift.reddit.sources.reddit_api import RedditApiSource
 from crowdsift.reddit.transport.cache import RedisResponseCache, SqliteResponseCache
 from crowdsift.reddit.transport.http import HttpTransport
 from crowdsift.sources.youtube import YouTubeSource
-from crowdsift.testing.arctic_shift_server import ArcticShiftServer
 from crowdsift.testing.clock import Sleeps
-from crowdsift.testing.corpus import Corpus, build_corpus
-from crowdsift.testing.reddit_server import RedditProtocolServer
-from crowdsift.testing.youtube_server import YouTubeProtocolServer
+from tests.support.arctic_shift_server import ArcticShiftServer
+from tests.support.corpus import Corpus, build_corpus
+from tests.support.reddit_server import RedditProtocolServer
+from tests.support.youtube_server import YouTubeProtocolServer
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SUBS = ["gadgets"]

@@ -30,8 +30,8 @@ from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
 from crowdsift.reddit.transport.http import HttpTransport
 from crowdsift.reddit.transport.retry import RetryBudget
-from crowdsift.testing.arctic_shift_server import ArcticShiftServer
-from crowdsift.testing.chaos import (
+from tests.support.arctic_shift_server import ArcticShiftServer
+from tests.support.chaos import (
     FAULT_ORDER,
     SERVER_ERROR_CODES,
     ChaosConfig,
@@ -39,9 +39,9 @@ from crowdsift.testing.chaos import (
     ChaosLog,
     ChaosMonkey,
 )
-from crowdsift.testing.corpus import build_corpus
-from crowdsift.testing.local_http import Reply
-from crowdsift.testing.reddit_server import TOKEN_PATH, RedditProtocolServer
+from tests.support.corpus import build_corpus
+from tests.support.local_http import Reply
+from tests.support.reddit_server import TOKEN_PATH, RedditProtocolServer
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SUBS = ["gadgets", "productivity"]

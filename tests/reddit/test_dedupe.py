@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from crowdsift.sidecar.dedupe import dedupe, normalise_title, normalise_url
-from crowdsift.sidecar.models import Candidate
+from crowdsift.models import Candidate
+from crowdsift.reddit.dedupe import dedupe, normalise_title, normalise_url
 from crowdsift.testing.factories import make_post
 
 SIMILARITY = 90.0

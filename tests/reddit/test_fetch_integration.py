@@ -20,9 +20,9 @@ from crowdsift.models import RejectReason, SearchPlan
 from crowdsift.reddit.fetcher import RedditFetcher
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
 from crowdsift.testing.clock import Sleeps
-from crowdsift.testing.corpus import build_corpus
 from crowdsift.testing.factories import raw_comment, raw_post
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.corpus import build_corpus
+from tests.support.reddit_server import RedditProtocolServer
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SUBS = ["gadgets", "productivity"]

@@ -40,10 +40,10 @@ from crowdsift.reddit.transport.cache import (
     open_response_cache,
 )
 from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.testing.arctic_shift_server import ArcticShiftServer
 from crowdsift.testing.clock import Sleeps
-from crowdsift.testing.corpus import build_corpus
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.arctic_shift_server import ArcticShiftServer
+from tests.support.corpus import build_corpus
+from tests.support.reddit_server import RedditProtocolServer
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SUBS = ["gadgets", "productivity"]

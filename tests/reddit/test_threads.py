@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from crowdsift.reddit.threads import comment_tree, flatten_listing
 from crowdsift.testing.factories import raw_comment
-from crowdsift.testing.reddit_listings import CommentTree, listing
+from tests.support.reddit_listings import CommentTree, listing
 
 
 def c(comment_id: str, parent: str = "t3_p1", score: int = 1, **extra: Any) -> dict[str, Any]:

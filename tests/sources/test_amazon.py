@@ -37,7 +37,7 @@ from crowdsift.sources.amazon import (
 )
 from crowdsift.sources.amazon_auth import AUTH_URLS, auth_url_for, authorization_value
 from crowdsift.sources.amazon_items import marketplace_host
-from crowdsift.testing.amazon_server import (
+from tests.support.amazon_server import (
     COGNITO_TOKEN_PATH,
     LWA_TOKEN_PATH,
     SEARCH_PATH,

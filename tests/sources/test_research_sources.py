@@ -20,13 +20,14 @@ from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.errors import PlanError
 from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import AskDeps, AskRun, run_research
+from crowdsift.research import run_research
+from crowdsift.research_result import AskDeps, AskRun
 from crowdsift.sources.models import EvidenceComment, EvidenceItem, SourceFetch
 from crowdsift.sources.run import SourceTool, parse_sources
 from crowdsift.summarizer.config import SelectorConfig
-from crowdsift.summarizer.models import SourceRef, SummaryDraft
+from crowdsift.summarizer.models import AnswerDraft, SourceRef
 from crowdsift.summarizer.selector import select_evidence
-from crowdsift.summarizer.task import SummarizeTask
+from crowdsift.summarizer.task import AnswerTask
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 
@@ -131,12 +132,12 @@ def test_videos_and_products_are_summarised_with_the_reddit_threads(demo_archive
 
 def test_an_llm_may_cite_a_video_but_not_an_invented_one(demo_archive: Path) -> None:
     def llm(task: Task[Any]) -> Any:
-        assert isinstance(task, SummarizeTask)  # Reddit off: the summary is the only call
+        assert isinstance(task, AnswerTask)  # Reddit off: the summary is the only call
         ids = [p.post_id for p in task.request.post_payloads]
         assert ids == ["yt-dQw4w9WgXcQ", "amzn-B0CFQ8Y4ZT"]
         system = task.messages()[0].content
         assert "the evidence includes Amazon product listings and YouTube videos" in system
-        return SummaryDraft(
+        return AnswerDraft(
             summary="Owners say the battery lasts a week [post:yt-dQw4w9WgXcQ]. It is rated "
             "4.3 [post:amzn-B0CFQ8Y4ZT]. Everyone agrees it is perfect [post:yt-invented0].",
             sources=[SourceRef(post_id="yt-dQw4w9WgXcQ", url="https://evil.example/x")],
@@ -188,7 +189,7 @@ def test_cli_sources_without_keys_skip_with_a_notice_and_still_answer() -> None:
         ["ask", QUESTION, "--engine", "local", "--sources", "reddit,youtube,amazon", "--json"],
     )
     assert outcome.exit_code == 0, outcome.output
-    from crowdsift.research import ResearchResult
+    from crowdsift.research_result import ResearchResult
 
     result = ResearchResult.model_validate_json(outcome.stdout)
     skipped = {f.kind: f.skipped for f in result.source_fetches}
@@ -201,8 +202,8 @@ def test_cli_sources_without_keys_skip_with_a_notice_and_still_answer() -> None:
 
 def test_a_research_run_reads_the_real_youtube_and_amazon_clients(demo_archive: Path) -> None:
     """Through the default tools: settings → real clients → local protocol servers → gate."""
-    from crowdsift.testing.amazon_server import AmazonCreatorsServer, product
-    from crowdsift.testing.youtube_server import YouTubeProtocolServer
+    from tests.support.amazon_server import AmazonCreatorsServer, product
+    from tests.support.youtube_server import YouTubeProtocolServer
 
     with YouTubeProtocolServer(api_key="yt-test-key-93") as youtube, AmazonCreatorsServer() as amz:
         youtube.add_video(

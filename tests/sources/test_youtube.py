@@ -25,7 +25,7 @@ from crowdsift.sources.youtube import (
     fetch_youtube_tool,
 )
 from crowdsift.sources.youtube_api import api_error, error_reason, quota_reset
-from crowdsift.testing.youtube_server import YouTubeProtocolServer, error_body
+from tests.support.youtube_server import YouTubeProtocolServer, error_body
 
 KEY = "AIzaSy-test-key-0123456789abcdef"
 NOW = datetime(2025, 1, 15, 20, 0, tzinfo=UTC)  # 12:00 in Los Angeles (PST, UTC-8)

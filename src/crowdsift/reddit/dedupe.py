@@ -1,4 +1,4 @@
-"""Phase 2, smart deduplication: the same content found twice becomes one candidate.
+"""Deduplication, the fetcher's last screen: the same content found twice becomes one candidate.
 
 Four strategies over several subreddits find the same thread more than once, and Reddit
 itself multiplies content: cross-posts, reposts of one link, "[x-post from r/...]" copies.
@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from crowdsift.sidecar.models import STRATEGIES, Candidate, Strategy
+from crowdsift.models import STRATEGIES, Candidate, Strategy
 from crowdsift.text import strip_emoji
 
 MIN_FUZZY_TITLE_CHARS = 12

@@ -1,9 +1,11 @@
 """RedditFetcher: SearchPlan → FetchResult over any RedditSource.
 
 Three steps, so that concurrency never changes the answer:
-1. every (subreddit, term) search is paginated, with bounded concurrency (I/O);
-2. the raw posts are screened **in plan order** by the pure filtering layer, so dedupe and
-   counts are exactly those of a strictly sequential fetch;
+1. every search of the plan (``reddit.queries.search_calls``) is paginated, with bounded
+   concurrency (I/O);
+2. the raw posts are screened **in plan order** by the pure filtering layer
+   (``reddit.queries.screen_replies``: veto → clean → score → filter → dedupe), so counts are
+   exactly those of a strictly sequential fetch;
 3. comments of accepted posts are fetched (bounded concurrency) and filtered, persisted to the
    comment store, and nested into each Post from those same records.
 
@@ -16,26 +18,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from crowdsift.config import SearchSort, Settings, TimeFilter
-from crowdsift.errors import AuthError, SourceError, SubredditUnavailableError
+from crowdsift.errors import AuthError, ConfigError, SourceError, SubredditUnavailableError
 from crowdsift.log import get_logger
-from crowdsift.models import Comment, FetchReport, FetchResult, Post, SearchPlan
-from crowdsift.reddit.filtering import (
-    FilterConfig,
-    Rejection,
-    ScreenedPost,
-    build_post_model,
-    filter_comments,
-    screen_post,
-)
+from crowdsift.models import Candidate, Comment, FetchReport, FetchResult, Post, SearchPlan
+from crowdsift.reddit.filtering import FilterConfig, filter_comments
 from crowdsift.reddit.pagination import paginate_search
+from crowdsift.reddit.queries import (
+    SearchCall,
+    SearchReply,
+    screen_replies,
+    search_calls,
+)
 from crowdsift.reddit.sources.base import RawThing, RedditSource
 from crowdsift.store import CommentStore
+from crowdsift.text import utc_now
 
 log = get_logger(__name__)
 
@@ -72,28 +74,32 @@ class FetchOutcome:
     report: FetchReport
 
 
-@dataclass
-class _Search:
-    subreddit: str
-    term: str
-    posts: list[RawThing] = field(default_factory=list)
-    unavailable: str | None = None
-    error: str | None = None
+@dataclass(frozen=True)
+class SearchOutcome:
+    """Screened candidates (no comments yet) in first-found order, and the report so far."""
+
+    candidates: list[Candidate]
+    report: FetchReport
+    duplicates_removed: int = 0
+    searches: int = 0
+    failed_searches: int = 0
+    """Searches that failed and found nothing (all of them failing is a failed source)."""
 
 
 @dataclass
 class _Thread:
-    screened: ScreenedPost
+    screened: Post
     raw_comments: list[RawThing] = field(default_factory=list)
     error: str | None = None
 
 
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class RedditFetcher:
-    """Runs a SearchPlan against one source through the filtering layer."""
+    """Runs a SearchPlan against one source through the filtering layer.
+
+    The one search-and-screen engine: ``crowdsift fetch``, ``POST /api/fetch``, the MCP
+    ``fetch`` tool and ``crowdsift ask`` all search through ``search``; ``fetch`` adds the
+    comments of every accepted post (seed 000), ``ask`` drills only the top threads instead.
+    """
 
     def __init__(
         self,
@@ -103,12 +109,20 @@ class RedditFetcher:
         options: SearchOptions | None = None,
         store: CommentStore | None = None,
         clock: Callable[[], datetime] = utc_now,
+        title_similarity: float | None = None,
     ) -> None:
+        """``title_similarity`` (rapidfuzz ratio) also folds near-duplicates — cross-posts,
+        reposts, alike titles (seed 001's smart dedupe); None keeps seed 000's id-only dedupe."""
         self._source = source
         self._filters = filters or FilterConfig()
         self._options = options or SearchOptions()
         self._store = store
         self._clock = clock
+        self._title_similarity = title_similarity
+
+    @property
+    def source(self) -> RedditSource:
+        return self._source
 
     @classmethod
     def from_settings(
@@ -128,25 +142,15 @@ class RedditFetcher:
         )
 
     def fetch(self, plan: SearchPlan, *, query: str | None = None) -> FetchOutcome:
-        """Execute ``plan``; ``query`` (the user's question) defaults to the OR of its terms."""
+        """Execute ``plan`` and nest each accepted post's comments; ``query`` (the user's
+        question) defaults to the OR of its terms."""
         fetched_at = self._clock()
-        report = FetchReport(source=self._source.name)
-        log.info(
-            "fetch_started",
-            source=self._source.name,
-            plan_id=str(plan.plan_id),
-            subreddits=plan.subreddits,
-            terms=plan.search_terms,
-        )
-        jobs = [_Search(sub, term) for sub in plan.subreddits for term in plan.search_terms]
+        found = self.search(plan)
+        report = found.report
         with ThreadPoolExecutor(max_workers=self._options.concurrency) as pool:
-            searches = list(pool.map(self._run_search, jobs))
-            screened = self._screen(searches, plan, report)
-            threads = list(pool.map(self._run_comments, screened))
+            threads = list(pool.map(self._run_comments, [c.post for c in found.candidates]))
         posts = self._build_posts(threads, fetched_at, report)
-        report.requests = self._source.stats.requests
-        report.retries = self._source.stats.retries
-        report.cache_hits = self._source.stats.cache_hits
+        self._count_requests(report)
         result = FetchResult(
             query=query if query is not None else " OR ".join(plan.search_terms),
             plan_id=plan.plan_id,
@@ -167,96 +171,97 @@ class RedditFetcher:
         )
         return FetchOutcome(result=result, report=report)
 
-    # -- step 1: searches (I/O, concurrent) -------------------------------------------------
-    def _run_search(self, job: _Search) -> _Search:
+    def search(self, plan: SearchPlan, *, scale: int = 1) -> SearchOutcome:
+        """Run the plan's searches and screen them: veto → clean → score → filter → dedupe.
+
+        ``scale`` multiplies every query's page (the relevance gate's refetch). Auth and config
+        errors stop the search at once; a failed query is reported and the rest go on.
+        """
         options = self._options
+        log.info(
+            "fetch_started", source=self._source.name, plan_id=str(plan.plan_id),
+            subreddits=plan.subreddits, terms=plan.search_terms, queries=len(plan.queries),
+        )  # fmt: skip
+        calls = search_calls(
+            plan, self._source.name, sort=options.sort, time_filter=options.time_filter,
+            cap=options.max_posts_per_query, scale=scale,
+        )  # fmt: skip
+        with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
+            replies = list(pool.map(self._run_search, calls))
+        report = FetchReport(source=self._source.name)
+        screened = screen_replies(
+            replies, search_terms=plan.search_terms, filters=self._filters,
+            source=self._source.name, fetched_at=self._clock(), report=report,
+            title_similarity=self._title_similarity,
+        )  # fmt: skip
+        self._count_requests(report)
+        failed = sum(1 for r in replies if r.error is not None and not r.posts)
+        return SearchOutcome(
+            screened.candidates, report, screened.duplicates_removed, len(replies), failed
+        )
+
+    def _count_requests(self, report: FetchReport) -> None:
+        stats = self._source.stats
+        report.requests, report.retries, report.cache_hits = (
+            stats.requests,
+            stats.retries,
+            stats.cache_hits,
+        )
+
+    # -- step 1: searches (I/O, concurrent) -------------------------------------------------
+    def _run_search(self, call: SearchCall) -> SearchReply:
+        reply = SearchReply(call)
         try:
             for raw in paginate_search(
-                self._source,
-                job.subreddit,
-                job.term,
-                sort=options.sort,
-                time_filter=options.time_filter,
-                page_size=options.page_size,
-                cap=options.max_posts_per_query,
-            ):
-                job.posts.append(raw)
+                self._source, call.subreddit, call.term, sort=call.sort,
+                time_filter=call.time_filter, page_size=min(self._options.page_size, call.cap),
+                cap=call.cap,
+            ):  # fmt: skip
+                reply.posts.append(raw)
         except SubredditUnavailableError as exc:
-            job.unavailable = exc.reason
-        except AuthError:
+            if "+" not in call.subreddit:
+                reply.skipped[call.subreddit] = exc.reason
+                return reply
+            return self._run_members(call)  # one banned member spoils a multireddit
+        except (AuthError, ConfigError):
             raise
         except SourceError as exc:  # keep what was fetched before the failure
-            job.error = f"search r/{job.subreddit} {job.term!r}: {exc}"
-        return job
+            reply.error = f"search r/{call.subreddit} {call.term!r}: {exc}"
+        return reply
 
-    # -- step 2: screening (pure, sequential, plan order) ------------------------------------
-    def _screen(
-        self, searches: list[_Search], plan: SearchPlan, report: FetchReport
-    ) -> list[ScreenedPost]:
-        seen: set[str] = set()
-        accepted: list[ScreenedPost] = []
-        for search in searches:
-            if search.unavailable is not None:
-                if search.subreddit not in report.skipped_subreddits:
-                    log.warning(
-                        "subreddit_skipped", subreddit=search.subreddit, reason=search.unavailable
-                    )
-                report.skipped_subreddits[search.subreddit] = search.unavailable
-            if search.error is not None:
-                log.error("search_failed", error=search.error)
-                report.errors.append(search.error)
-            if len(search.posts) >= self._options.max_posts_per_query:
-                report.full_queries += 1
-            for raw in search.posts:
-                report.posts_seen += 1
-                decision = screen_post(
-                    raw, search_terms=plan.search_terms, config=self._filters, seen_post_ids=seen
-                )
-                if isinstance(decision, Rejection):
-                    report.count_post(decision.reason)
-                    log.info(
-                        "post_rejected",
-                        post_id=decision.item_id,
-                        reason=decision.reason.value,
-                        score=decision.score,
-                        subreddit=search.subreddit,
-                        term=search.term,
-                    )
-                    continue
-                log.debug(
-                    "post_scored",
-                    post_id=decision.post_id,
-                    score=decision.relevance.relevance_score,
-                    matched=decision.relevance.positive_keywords,
-                    passed=True,
-                )
-                accepted.append(decision)
-        report.posts_accepted = len(accepted)
-        return accepted
+    def _run_members(self, call: SearchCall) -> SearchReply:
+        merged = SearchReply(call)
+        for name in call.subreddit.split("+"):
+            reply = self._run_search(replace(call, subreddit=name))
+            merged.posts += reply.posts
+            merged.skipped.update(reply.skipped)
+            if reply.error:
+                merged.error = f"{merged.error}; {reply.error}" if merged.error else reply.error
+        return merged
 
     # -- step 3: comments (I/O concurrent, filtering pure) ------------------------------------
-    def _run_comments(self, screened: ScreenedPost) -> _Thread:
+    def _run_comments(self, screened: Post) -> _Thread:
         thread = _Thread(screened)
         if self._options.max_comments_per_post == 0:
             return thread
         try:
-            thread.raw_comments = self._source.fetch_post_comments(screened.post_id, limit=100)
+            thread.raw_comments = self._source.fetch_post_comments(screened.id, limit=100)
         except AuthError:
             raise
         except SourceError as exc:
-            thread.error = f"comments of {screened.post_id}: {exc}"
+            thread.error = f"comments of {screened.id}: {exc}"
         return thread
 
     def _build_posts(
         self, threads: list[_Thread], fetched_at: datetime, report: FetchReport
     ) -> list[Post]:
-        nested: list[tuple[ScreenedPost, list[Comment]]] = []
+        nested: list[tuple[Post, list[Comment]]] = []
         for thread in threads:
             if thread.error is not None:
                 log.error("comments_failed", error=thread.error)
                 report.errors.append(thread.error)
             comments, rejections = filter_comments(
-                thread.screened.post_id,
+                thread.screened.id,
                 thread.raw_comments,
                 config=self._filters,
                 source=self._source.name,
@@ -267,7 +272,7 @@ class RedditFetcher:
                 report.count_comment(rejection.reason)
                 log.info(
                     "comment_rejected",
-                    post_id=thread.screened.post_id,
+                    post_id=thread.screened.id,
                     comment_id=rejection.item_id,
                     reason=rejection.reason.value,
                 )
@@ -275,7 +280,7 @@ class RedditFetcher:
             report.comments_accepted += len(comments)
             log.info(
                 "comments_filtered",
-                post_id=thread.screened.post_id,
+                post_id=thread.screened.id,
                 fetched=len(thread.raw_comments),
                 accepted=len(comments),
             )
@@ -283,6 +288,6 @@ class RedditFetcher:
         if self._store is not None:
             self._store.upsert(comment for _, comments in nested for comment in comments)
         return [
-            build_post_model(screened, comments, source=self._source.name, fetched_at=fetched_at)
-            for screened, comments in nested
+            post.model_copy(update={"comments": comments, "fetched_at": fetched_at})
+            for post, comments in nested
         ]

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable
 
 from crowdsift.engines.base import Engine
-from crowdsift.gate import judge
+from crowdsift.gate import adaptive_gate
 from crowdsift.log import get_logger
 from crowdsift.sources.models import EvidenceItem, SourceFetch, SourceKind
 
@@ -34,20 +34,23 @@ async def gated_source_fetch(
     min_yield: float = MIN_YIELD,
 ) -> SourceFetch:
     """``fetch(query, limit)`` runs in a worker thread (sources are synchronous HTTP)."""
-    items = await asyncio.to_thread(fetch, query, initial_limit)
-    gate = await judge(query, items, kind, engine=engine, text_of=_text)
-    refetched = False
-    if gate.yield_ratio < min_yield and len(items) == initial_limit:
-        log.info("relevance_refetch", source=kind, yield_ratio=gate.yield_ratio)
-        items = await asyncio.to_thread(fetch, query, initial_limit * 2)
-        gate = await judge(query, items, kind, engine=engine, text_of=_text)
-        refetched = True
+    fetched = 0
+
+    async def search(scale: int) -> tuple[list[EvidenceItem], bool]:
+        nonlocal fetched
+        items = await asyncio.to_thread(fetch, query, initial_limit * scale)
+        fetched = len(items)
+        return items, len(items) == initial_limit
+
+    gate = await adaptive_gate(
+        query, search, engine=engine, source=kind, min_yield=min_yield, text_of=_text
+    )
     return SourceFetch(
         kind=kind,
         query=query,
         items=list(gate.relevant),
-        fetched=len(items),
+        fetched=fetched,
         yield_ratio=gate.yield_ratio,
-        refetched=refetched,
+        refetched=gate.refetched,
         failed_open=gate.failed_open,
     )

@@ -11,7 +11,7 @@ import pytest
 
 from crowdsift.config import Settings
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.reddit_server import RedditProtocolServer
 
 REDDIT_API_CLIENT_ID = "source-client"
 REDDIT_API_CLIENT_SECRET = "source-secret-value-42"

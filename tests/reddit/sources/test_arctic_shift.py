@@ -23,7 +23,7 @@ from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource, TimeCursor
 from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.reddit.transport.http import HttpTransport
 from crowdsift.reddit.transport.retry import RetryBudget
-from crowdsift.testing.arctic_shift_server import ArcticShiftServer
+from tests.support.arctic_shift_server import ArcticShiftServer
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 NOW_TS = int(NOW.timestamp())

@@ -23,10 +23,10 @@ from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
 from crowdsift.reddit.threads import comment_tree
 from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.testing.arctic_shift_server import ArcticShiftServer
 from crowdsift.testing.memory_source import MemorySource
-from crowdsift.testing.reddit_listings import listing
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.arctic_shift_server import ArcticShiftServer
+from tests.support.reddit_listings import listing
+from tests.support.reddit_server import RedditProtocolServer
 
 BASE = 1_700_000_000
 SUB = "homelab"

@@ -22,7 +22,7 @@ from crowdsift.log import configure_logging
 from crowdsift.reddit.pagination import paginate_search
 from crowdsift.reddit.sources.base import RedditSource
 from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.testing.reddit_listings import listing
+from tests.support.reddit_listings import listing
 
 SEARCH = "/r/ducks/search"
 

@@ -11,7 +11,7 @@ import structlog
 
 from crowdsift.log import configure_logging
 from crowdsift.reddit.transport.auth import RedditOAuth
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.reddit_server import RedditProtocolServer
 
 CLIENT_ID = "transport-client"
 CLIENT_SECRET = "s3cr3t-transport-value"

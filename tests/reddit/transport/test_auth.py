@@ -9,7 +9,7 @@ import pytest
 
 from crowdsift.errors import AuthError
 from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.testing.reddit_server import RedditProtocolServer
+from tests.support.reddit_server import RedditProtocolServer
 
 SEARCH = "/r/python/search"
 TOKEN_PATH = "/api/v1/access_token"

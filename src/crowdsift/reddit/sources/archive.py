@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -23,12 +23,9 @@ from crowdsift.errors import ArchiveError
 from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
 from crowdsift.reddit.threads import comment_tree
+from crowdsift.text import utc_now
 
 log = get_logger(__name__)
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class ArchiveSource:
@@ -36,7 +33,7 @@ class ArchiveSource:
 
     name: SourceName = "archive"
 
-    def __init__(self, path: Path, *, clock: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(self, path: Path, *, clock: Callable[[], datetime] = utc_now) -> None:
         self.path = Path(path)
         self.stats = SourceStats()
         self._clock = clock

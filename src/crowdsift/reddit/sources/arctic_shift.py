@@ -47,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -58,6 +58,7 @@ from crowdsift.log import get_logger
 from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
 from crowdsift.reddit.threads import comment_tree
 from crowdsift.reddit.transport.http import HttpTransport, OwnsClient
+from crowdsift.text import utc_now
 
 log = get_logger(__name__)
 
@@ -80,10 +81,6 @@ _WHAT_TO_DO = (
     "search in very active subreddits: narrow CROWDSIFT_SEARCH_TIME, lower CROWDSIFT_PAGE_SIZE, "
     "try again later, or use --source archive / --source reddit-api."
 )
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -137,7 +134,7 @@ class ArcticShiftSource(OwnsClient):
     """Reddit content from the Arctic Shift archive API. Safe to share between threads."""
 
     def __init__(
-        self, transport: HttpTransport, *, clock: Callable[[], datetime] = _utc_now
+        self, transport: HttpTransport, *, clock: Callable[[], datetime] = utc_now
     ) -> None:
         self.transport = transport
         self.name: SourceName = "arctic-shift"
@@ -152,7 +149,7 @@ class ArcticShiftSource(OwnsClient):
         *,
         http_client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Callable[[], datetime] = utc_now,
     ) -> ArcticShiftSource:
         """Build the source from settings; an injected client is used as is (and not closed)."""
         client = http_client
