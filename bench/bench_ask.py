@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
 from crowdsift.engines.embedding import SentenceTransformerEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps, ResearchResult
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps, ResearchResult
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
 from tests.support.openai_server import ChatCompletionsServer
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"

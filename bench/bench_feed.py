@@ -34,9 +34,9 @@ from typing import Any
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
+from crowdsift.core.models import Post
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 from crowdsift.feed.retriever import FeedRetriever
-from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
 
 TARGET = 0.1
@@ -121,7 +121,8 @@ def main(posts: int = 50_000, minilm_sample: int = 500, runs: int = 31) -> dict[
         if minilm_sample:
             function = CrowdsiftEmbeddingFunction("minilm")
             function(["warm up: load the model before timing"])
-            sample = client.create_collection("bench_minilm", embedding_function=function)  # type: ignore[arg-type]
+            sample = client.create_collection("bench_minilm", embedding_function=function)  # type:
+            # ignore[arg-type]
             minilm_rate = index(sample, corpus[:minilm_sample])
             print(f"indexed {minilm_sample:,} posts (MiniLM, loaded): {minilm_rate:,.0f} posts/s")
     if ratio > TARGET:

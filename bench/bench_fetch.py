@@ -15,10 +15,10 @@ import time
 from datetime import UTC, datetime
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
-from crowdsift.config import Settings
-from crowdsift.models import FetchResult, SearchPlan
-from crowdsift.reddit.fetcher import RedditFetcher
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.core.config import Settings
+from crowdsift.core.models import FetchResult, SearchPlan
+from crowdsift.pipeline.fetch.fetcher import RedditFetcher
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from tests.support.corpus import build_corpus
 from tests.support.reddit_server import RedditProtocolServer
 

@@ -16,7 +16,7 @@ import random
 import time
 from typing import Any
 
-from crowdsift.reddit.filtering import FilterConfig, screen_post
+from crowdsift.pipeline.fetch.filtering import FilterConfig, screen_post
 from crowdsift.testing.factories import raw_post
 
 TARGET = 0.25

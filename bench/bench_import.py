@@ -24,8 +24,8 @@ from typing import Any
 
 import zstandard
 
-from crowdsift.archive.importer import import_files
-from crowdsift.log import configure_logging
+from crowdsift.core.log import configure_logging
+from crowdsift.sources.archive.importer import import_files
 
 TARGET_RATIO = 0.30
 _WORDS = [

@@ -21,9 +21,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from crowdsift.engines.base import EngineName, EngineReply, OutT, Task, Usage
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.map import MapTask, chunk_posts, run_map
-from crowdsift.experts.models import ExpertPost
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.map import MapTask, chunk_posts, run_map
+from crowdsift.sources.experts.models import ExpertPost
 
 TARGET_RATIO = 1.3
 CONFIGURATIONS = (25, 10)  # MAP_MAX_PARALLEL values

@@ -35,7 +35,7 @@ def _in_process(home: Path, seconds: float, clients: int) -> float:
     """Calls per second of get_feed in this process (index opened and warmed first): the
     better of one caller and ``clients`` threads, so the baseline is never the weak one."""
     os.environ.update(service_env(home))
-    from crowdsift.config import Settings
+    from crowdsift.core.config import Settings
     from crowdsift.feed.commands import open_retriever, run_index
 
     settings = Settings()

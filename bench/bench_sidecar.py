@@ -22,14 +22,14 @@ import time
 from datetime import UTC, datetime
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.source import RawThing
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
-from crowdsift.experts.language import detect_language
-from crowdsift.reddit.sources.base import RawThing
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.pipeline import RedditRun, SidecarDeps, run_reddit
+from crowdsift.pipeline.experts.language import detect_language
+from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.testing.factories import raw_comment, raw_post
 from tests.support.reddit_server import RecordedRequest, RedditProtocolServer
 

@@ -24,7 +24,7 @@ else:  # imported by the tests: no atheris needed, nothing to instrument
     _imports = contextlib.nullcontext()
 
 with _imports:
-    from crowdsift.reddit.threads import comment_tree, flatten_listing
+    from crowdsift.sources.reddit.threads import comment_tree, flatten_listing
     from harness import quiet_logs
 
 POST = "abc123"

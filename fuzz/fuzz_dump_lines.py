@@ -30,8 +30,8 @@ else:  # imported by the tests: no atheris needed, nothing to instrument
 with _imports:
     import zstandard
 
-    from crowdsift.archive.importer import MAX_BAD_LINES_KEPT, import_files
-    from crowdsift.archive.parse import BadRecordError, CommentRow, PostRow, parse_line
+    from crowdsift.sources.archive.importer import MAX_BAD_LINES_KEPT, import_files
+    from crowdsift.sources.archive.parse import BadRecordError, CommentRow, PostRow, parse_line
     from harness import quiet_logs
 
 _WORKDIR = Path(tempfile.mkdtemp(prefix="crowdsift-fuzz-dump-"))

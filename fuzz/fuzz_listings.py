@@ -22,9 +22,9 @@ else:  # imported by the tests: no atheris needed, nothing to instrument
     _imports = contextlib.nullcontext()
 
 with _imports:
-    from crowdsift.models import SearchPlan
-    from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
-    from crowdsift.reddit.sources.base import RedditSource
+    from crowdsift.core.models import SearchPlan
+    from crowdsift.core.source import RedditSource
+    from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
     from harness import (
         AMAZON_TOKEN_BODY,
         AMAZON_TOKEN_PATH,

@@ -29,9 +29,9 @@ else:  # imported by the tests: no atheris needed, nothing to instrument
     _imports = contextlib.nullcontext()
 
 with _imports:
-    from crowdsift.experts.importer import import_channel, read_export
-    from crowdsift.experts.models import Expert, ExpertComment, ExpertPost, PostLink
-    from crowdsift.experts.telegram import (
+    from crowdsift.sources.experts.importer import import_channel, read_export
+    from crowdsift.sources.experts.models import Expert, ExpertComment, ExpertPost, PostLink
+    from crowdsift.sources.experts.telegram import (
         channel_links,
         infer_username,
         parse_chat,

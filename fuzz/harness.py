@@ -25,31 +25,31 @@ from typing import Any, TypeVar
 
 import httpx
 
+from crowdsift.core.errors import CrowdsiftError
+from crowdsift.core.log import configure_logging
 from crowdsift.engines.base import Task
-from crowdsift.errors import CrowdsiftError
-from crowdsift.experts.comments import CommentGroupsTask, GroupDigest
-from crowdsift.experts.drift import DriftTask
-from crowdsift.experts.language import TranslateTask
-from crowdsift.experts.map import MapTask
-from crowdsift.experts.medium import MediumScoringTask
-from crowdsift.experts.models import Expert, ExpertPost, Relevance, ScoredPost
-from crowdsift.experts.reduce import ReduceTask
-from crowdsift.experts.synthesis import CommentSynthesisTask
 from crowdsift.feed.agent import DecideTask
 from crowdsift.feed.formatting import format_feed_for_prompt
-from crowdsift.gate import GateItem, RelevanceTask
-from crowdsift.log import configure_logging
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.sidecar.formulate import FormulateTask
+from crowdsift.http.transport import HttpTransport
+from crowdsift.pipeline.experts.comments import CommentGroupsTask, GroupDigest
+from crowdsift.pipeline.experts.drift import DriftTask
+from crowdsift.pipeline.experts.language import TranslateTask
+from crowdsift.pipeline.experts.map import MapTask
+from crowdsift.pipeline.experts.medium import MediumScoringTask
+from crowdsift.pipeline.experts.reduce import ReduceTask
+from crowdsift.pipeline.experts.synthesis import CommentSynthesisTask
+from crowdsift.pipeline.gate.judge import GateItem, RelevanceTask
+from crowdsift.pipeline.reddit.formulate import FormulateTask
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.models import SummarizeRequest
+from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.amazon import AmazonSource
 from crowdsift.sources.amazon_auth import CreatorsOAuth
+from crowdsift.sources.experts.models import Expert, ExpertPost, Relevance, ScoredPost
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.sources.youtube import YouTubeSource
 from crowdsift.sources.youtube_api import YouTubeTransport
-from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.models import SummarizeRequest
-from crowdsift.summarizer.task import AnswerTask
 from crowdsift.testing.factories import make_post
 
 T = TypeVar("T")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 
-from crowdsift.config import get_settings
-from crowdsift.log import configure_logging
+from crowdsift.core.config import get_settings
+from crowdsift.core.log import configure_logging
 from tests.support.net import free_port, wait_for_http
 
 POSTGRES_URL = os.environ.get(

@@ -24,9 +24,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
 from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
+from crowdsift.sources.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
 from crowdsift.testing.expert_store import MemoryExpertStore
 from tests.support.openai_server import (
     ChatCompletionsServer,
@@ -97,7 +97,8 @@ Reply = dict[str, Any]
 
 
 def _relevance(body: dict[str, Any]) -> Reply:
-    count = int(re.search(r"exactly (\d+) booleans", _text(body, "system")).group(1))  # type: ignore[union-attr]
+    count = int(re.search(r"exactly (\d+) booleans", _text(body, "system")).group(1))  # type:
+    # ignore[union-attr]
     return {  # every other item is relevant; earlier items answer more directly
         "relevant": [n % 2 == 0 for n in range(count)],
         "scores": [round(max(0.1, 0.95 - 0.01 * n), 2) for n in range(count)],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crowdsift.citations import (
+from crowdsift.core.citations import (
     Citation,
     SourceNumbers,
     citations_in,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.cli import app
+from crowdsift.cli.main import app
 
 runner = CliRunner()
 
@@ -90,7 +90,7 @@ def test_demo_fetch_json_from_the_bundled_archive(isolated_environment: Path) ->
     assert len({p["id"] for p in posts}) == len(posts)
     assert any(p["comments"] for p in posts)
 
-    from crowdsift.store import CommentStore
+    from crowdsift.core.store import CommentStore
 
     store = CommentStore.from_url(f"sqlite:///{isolated_environment / 'crowdsift.sqlite'}")
     try:

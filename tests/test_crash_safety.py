@@ -32,12 +32,12 @@ import pytest
 import sqlalchemy
 import zstandard
 
-from crowdsift.archive.importer import BATCH_SIZE, import_files
+from crowdsift.core.store import CommentRow
 from crowdsift.demo import demo_dump_files
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.demo import ensure_demo_experts
-from crowdsift.experts.importer import import_channel
-from crowdsift.store import CommentRow
+from crowdsift.sources.archive.importer import BATCH_SIZE, import_files
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.demo import ensure_demo_experts
+from crowdsift.sources.experts.importer import import_channel
 from tests.support.net import free_port, wait_for_http
 from tests.support.openai_server import ChatCompletionsServer, Queued, delay
 

@@ -23,24 +23,24 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
 from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.demo import ensure_demo_experts
-from crowdsift.experts.language import detect_language
-from crowdsift.experts.map import chunk_posts, run_map
-from crowdsift.experts.models import ExpertResponse, Relevance
-from crowdsift.experts.pipeline import run_expert, run_panel
-from crowdsift.gate import judge
-from crowdsift.planner import SubredditProfile
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps, AskRun, ResearchResult
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.formulate import rule_subreddits
-from crowdsift.sidecar.models import RedditResponse
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.language import detect_language
+from crowdsift.pipeline.experts.map import chunk_posts, run_map
+from crowdsift.pipeline.experts.pipeline import run_expert, run_panel
+from crowdsift.pipeline.gate.judge import judge
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.formulate import rule_subreddits
+from crowdsift.pipeline.reddit.models import RedditResponse
+from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.demo import ensure_demo_experts
+from crowdsift.sources.experts.models import ExpertResponse, Relevance
 from crowdsift.testing.factories import make_post
 from tests.support.openai_server import ChatCompletionsServer
 

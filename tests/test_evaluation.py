@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
-from crowdsift.evaluation import EvalCase, check, load_cases, preview_text
-from crowdsift.models import Comment, FetchResult, Post
-from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.models import Source, SummarizeResult
+from crowdsift.core.models import Comment, FetchResult, Post
+from crowdsift.pipeline.evaluation import EvalCase, check, load_cases, preview_text
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.models import Source, SummarizeResult
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 URL = "https://www.reddit.com/r/gadgets/comments/{}/t/"

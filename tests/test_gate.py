@@ -6,12 +6,17 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
+from crowdsift.core.errors import EngineTransportError
+from crowdsift.core.models import Post
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineTransportError
-from crowdsift.gate import RelevanceTask, RelevanceVerdicts, adaptive_gate, relevance_filter
-from crowdsift.models import Post
+from crowdsift.pipeline.gate.judge import (
+    RelevanceTask,
+    RelevanceVerdicts,
+    adaptive_gate,
+    relevance_filter,
+)
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -2,7 +2,7 @@
 
 How the graph is built (statically, with ``ast``; nothing under ``src/crowdsift`` is imported):
 
-* One node per module file; a package is its ``__init__.py`` (``crowdsift.jobs``).
+* One node per module file; a package is its ``__init__.py`` (``crowdsift.service.jobs``).
 * One edge per import of a ``crowdsift`` module *anywhere* in the file: at module level and
   inside functions and methods (a lazy import still closes a cycle, only later, at run time).
   Imports under ``if TYPE_CHECKING:`` are skipped, as they never run (its ``else:`` counts).
@@ -17,7 +17,7 @@ How the graph is built (statically, with ``ast``; nothing under ``src/crowdsift`
   added (the ``__init__``'s own imports are still edges of its node, so a cycle *through* an
   ``__init__`` that imports its siblings is found when something imports the package itself).
   Dynamic imports (``importlib.import_module(...)``, as the PEP 562 ``__getattr__`` of
-  ``crowdsift.feed`` and ``crowdsift.archive`` use) are not seen either.
+  ``crowdsift.feed`` and ``crowdsift.sources.archive`` use) are not seen either.
 
 Cycles are the strongly connected components of that graph (Tarjan's algorithm); each one is
 reported as chains ``a -> b -> c -> a`` covering every edge of the component, with the file

@@ -24,16 +24,16 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult, TextContent
 
-from crowdsift.config import get_settings
+from crowdsift.core.config import get_settings
+from crowdsift.core.errors import EngineConfigError
+from crowdsift.core.log import register_secrets
+from crowdsift.core.models import FetchResult, Post, SearchPlan
 from crowdsift.engines.base import Usage
-from crowdsift.errors import EngineConfigError
-from crowdsift.experts.models import ExpertSummary
 from crowdsift.feed.commands import run_index
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.log import register_secrets
-from crowdsift.mcp_server import build_server
-from crowdsift.models import FetchResult, Post, SearchPlan
-from crowdsift.research_result import Progress, ResearchResult
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.service.jobs.models import ResearchRequest
+from crowdsift.service.mcp_server import build_server
+from crowdsift.sources.experts.models import ExpertSummary
 from tests.support.net import free_port
 
 TOOLS = {"research", "fetch", "feed", "list_experts"}

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from crowdsift.models import SCHEMA_MODELS, Post, SearchPlan, normalise_subreddit
+from crowdsift.core.models import SCHEMA_MODELS, Post, SearchPlan, normalise_subreddit
 
 
 def test_plan_normalises_subreddits_and_terms() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from crowdsift.core.models import normalise_subreddit
 from crowdsift.engines.base import LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
-from crowdsift.models import normalise_subreddit
-from crowdsift.planner import (
+from crowdsift.pipeline.reddit.planner import (
     DEFAULT_SUBREDDITS,
     SubredditProfile,
     closest_subreddits,

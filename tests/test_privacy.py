@@ -20,14 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
-from crowdsift.archive import db
-from crowdsift.archive.importer import import_files
-from crowdsift.cli import app
-from crowdsift.config import Settings, get_settings
-from crowdsift.errors import ConfigError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.importer import import_channel
-from crowdsift.privacy import (
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings, get_settings
+from crowdsift.core.errors import ConfigError
+from crowdsift.core.privacy import (
     SALT_BYTES,
     AuthorPolicy,
     author_hash,
@@ -35,7 +31,11 @@ from crowdsift.privacy import (
     load_salt,
     salt_path,
 )
-from crowdsift.pseudonymize import scrub_names, scrub_record, scrub_reddit
+from crowdsift.core.pseudonymize import scrub_names, scrub_record, scrub_reddit
+from crowdsift.sources.archive import db
+from crowdsift.sources.archive.importer import import_files
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.importer import import_channel
 
 NOW_TS = 1_717_243_200
 POSTER, COMMENTER, NESTED = "Alice_Wonderbyte", "bob_quillfeather", "carol_nestedname"

@@ -26,32 +26,32 @@ from typing import Any, TypeVar
 
 import pytest
 
-from crowdsift.archive.importer import import_files
-from crowdsift.archive.profiles import subreddit_profiles
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.models import FetchResult
+from crowdsift.core.text import clean_text, url_key
 from crowdsift.engines.base import FENCE_NOTE, Engine, EngineReply, OutT, Task, fence
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.drift import DriftTask, analyse_drift
-from crowdsift.experts.language import TranslateTask, validate_language
-from crowdsift.experts.models import ExpertResponse
-from crowdsift.experts.synthesis import SectionInput, extract_sections, ground_sections
 from crowdsift.feed.agent import DecideTask
 from crowdsift.feed.formatting import format_feed_for_prompt
-from crowdsift.models import FetchResult
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps, AskRun, ResearchResult
-from crowdsift.sidecar.models import RedditResponse
-from crowdsift.sources.gated import gated_source_fetch
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.drift import DriftTask, analyse_drift
+from crowdsift.pipeline.experts.language import TranslateTask, validate_language
+from crowdsift.pipeline.experts.synthesis import SectionInput, extract_sections, ground_sections
+from crowdsift.pipeline.gate.run_sources import SourceTool
+from crowdsift.pipeline.gate.sources import gated_source_fetch
+from crowdsift.pipeline.reddit.models import RedditResponse
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
+from crowdsift.pipeline.synthesis.models import SummarizeResult
+from crowdsift.sources.archive.importer import import_files
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import EvidenceItem, SourceFetch
-from crowdsift.sources.run import SourceTool
-from crowdsift.summarizer.models import SummarizeResult
 from crowdsift.testing.factories import make_post
-from crowdsift.text import clean_text, url_key
 from tests.support.hijacked_model import HijackedModel
 from tests.support.injection import (
     EVIL_HOST,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crowdsift.relevance import RelevanceConfig, evaluate_post_relevance
+from crowdsift.pipeline.fetch.relevance import RelevanceConfig, evaluate_post_relevance
 
 TERMS = ["plaud.ai", "voice recorder"]
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from crowdsift.cli.render import render_research
 from crowdsift.engines.base import Usage
-from crowdsift.render import render_research
-from crowdsift.research_result import ResearchResult
-from crowdsift.sidecar.models import HiddenGem, RedditResponse, SidecarSource, SidecarSynthesis
-from crowdsift.summarizer.models import Source, SummarizeResult
+from crowdsift.pipeline.reddit.models import (
+    HiddenGem,
+    RedditResponse,
+    SidecarSource,
+    SidecarSynthesis,
+)
+from crowdsift.pipeline.result import ResearchResult
+from crowdsift.pipeline.synthesis.models import Source, SummarizeResult
 
 THREAD = "https://www.reddit.com/r/gadgets/comments/a1/plaud/"
 COMMENT = f"{THREAD}k9x/"

@@ -11,25 +11,25 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
-from crowdsift.cli import app
-from crowdsift.config import Settings
+from crowdsift.cli.main import app
+from crowdsift.cli.render import number_citations, render_answer
+from crowdsift.core.config import Settings
+from crowdsift.core.models import RejectReason
 from crowdsift.engines.base import Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.gate import RelevanceTask, RelevanceVerdicts
-from crowdsift.models import RejectReason
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.render import number_citations, render_answer
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps, AskRun, ResearchResult
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.formulate import FormulateTask
-from crowdsift.sidecar.models import FormulationDraft
-from crowdsift.summarizer.models import AnswerDraft, SourceRef
-from crowdsift.summarizer.task import AnswerTask
+from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.formulate import FormulateTask
+from crowdsift.pipeline.reddit.models import FormulationDraft
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
+from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef
+from crowdsift.pipeline.synthesis.task import AnswerTask
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 
@@ -67,7 +67,8 @@ def test_local_ask_runs_every_stage_once_and_is_grounded(demo_archive: Path) -> 
     assert fetch is not None
     filters = 2 if fetch.refetched else 1  # the gate refetches at most once
     assert result.usage.by_phase == {"analysis": 1, "filter": filters, "synthesis": 1}
-    assert {"formulate", "search", "drill"} <= set(result.reddit_response.timings_ms)  # type: ignore[union-attr]
+    assert {"formulate", "search", "drill"} <= set(result.reddit_response.timings_ms)  # type:
+    # ignore[union-attr]
     assert {"reddit", "synthesize", "total"} <= set(result.timings_ms)
     # the plan and fetch are the real ones: the executed queries and the fetcher's counts
     assert result.plan is not None and result.plan.queries

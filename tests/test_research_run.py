@@ -12,22 +12,22 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
-from crowdsift.cli import app
-from crowdsift.config import Settings
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import AuthError, PlanError
+from crowdsift.core.source import SearchPage
+from crowdsift.core.store import CommentStore
 from crowdsift.engines.base import EngineReply, OutT, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
-from crowdsift.errors import AuthError, PlanError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.demo import ensure_demo_experts
-from crowdsift.experts.map import MapTask
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.reddit.sources.base import SearchPage
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps, AskRun, ResearchResult
-from crowdsift.store import CommentStore
+from crowdsift.pipeline.experts.map import MapTask
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.demo import ensure_demo_experts
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 EXPERTS = ["desk_gear_weekly", "homelab_field_notes"]
@@ -201,11 +201,11 @@ def test_cli_schema_publishes_the_research_result() -> None:
 
 def _llm(task: Task[Any]) -> Any:
     """A well-behaved scripted 'LLM' for every task of a Reddit-only run."""
-    from crowdsift.gate import RelevanceTask, RelevanceVerdicts
-    from crowdsift.sidecar.formulate import FormulateTask
-    from crowdsift.sidecar.models import FormulationDraft
-    from crowdsift.summarizer.models import AnswerDraft, SourceRef
-    from crowdsift.summarizer.task import AnswerTask
+    from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
+    from crowdsift.pipeline.reddit.formulate import FormulateTask
+    from crowdsift.pipeline.reddit.models import FormulationDraft
+    from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef
+    from crowdsift.pipeline.synthesis.task import AnswerTask
 
     if isinstance(task, FormulateTask):
         return FormulationDraft(english_question=task.question, keywords=["plaud note", "plaud"],

@@ -12,9 +12,9 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from crowdsift.cli import app
-from crowdsift.config import Settings, env_name, load_settings, settings_error_message
-from crowdsift.errors import ConfigError
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings, env_name, load_settings, settings_error_message
+from crowdsift.core.errors import ConfigError
 
 BAD = {
     "CROWDSIFT_JOB_WORKERS": "abc",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from crowdsift.store import open_engine
+from crowdsift.core.store import open_engine
 
 
 def test_sqlite_files_run_in_wal_mode(tmp_path: Path) -> None:

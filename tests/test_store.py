@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from crowdsift.errors import StoreError
-from crowdsift.models import Comment
-from crowdsift.store import CommentStore
+from crowdsift.core.errors import StoreError
+from crowdsift.core.models import Comment
+from crowdsift.core.store import CommentStore
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

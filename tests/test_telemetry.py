@@ -7,13 +7,18 @@ import re
 from datetime import UTC, datetime
 from uuid import uuid4
 
+from crowdsift.core.models import FetchReport, FetchResult, RejectReason
 from crowdsift.engines.base import Usage
-from crowdsift.experts.models import ExpertResponse
-from crowdsift.models import FetchReport, FetchResult, RejectReason
-from crowdsift.research_result import FetchSummary, ResearchResult
-from crowdsift.sidecar.models import RankedPost, RedditResponse
+from crowdsift.pipeline.reddit.models import RankedPost, RedditResponse
+from crowdsift.pipeline.result import FetchSummary, ResearchResult
+from crowdsift.pipeline.telemetry import (
+    RunTelemetry,
+    fetch_telemetry,
+    run_telemetry,
+    telemetry_lines,
+)
+from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import EvidenceItem, SourceFetch
-from crowdsift.telemetry import RunTelemetry, fetch_telemetry, run_telemetry, telemetry_lines
 
 
 def ranked(n: int) -> list[RankedPost]:

@@ -8,7 +8,7 @@ import re
 
 from typer.testing import CliRunner
 
-from crowdsift.cli import app
+from crowdsift.cli.main import app
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.text import (
+from crowdsift.core.text import (
     STOPWORDS,
     clean_text,
     content_terms,

@@ -30,21 +30,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import StatusCode
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
-from crowdsift.config import Settings
-from crowdsift.engines.base import LocalKit
-from crowdsift.engines.embedding import CachedEmbedder, HashingEmbedder
-from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.demo import ensure_demo_experts
-from crowdsift.log import register_secrets
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps
-from crowdsift.sources.gated import gated_source_fetch
-from crowdsift.sources.models import EvidenceItem, SourceFetch
-from crowdsift.tracing import (
+from crowdsift.core.config import Settings
+from crowdsift.core.log import register_secrets
+from crowdsift.core.tracing import (
     COST_USD,
     ENGINE,
     INPUT_TOKENS,
@@ -65,6 +53,18 @@ from crowdsift.tracing import (
     stage_span,
     traces_endpoint,
 )
+from crowdsift.engines.base import LocalKit
+from crowdsift.engines.embedding import CachedEmbedder, HashingEmbedder
+from crowdsift.engines.scripted import ScriptedEngine
+from crowdsift.pipeline.gate.sources import gated_source_fetch
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.demo import ensure_demo_experts
+from crowdsift.sources.models import EvidenceItem, SourceFetch
 from tests.support.local_http import LocalHTTPServer, Reply
 from tests.support.net import free_port
 
@@ -340,7 +340,8 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     (search,) = named(finished, "sidecar.search")
     search_attrs = dict(search.attributes or {})
     assert search_attrs[ITEMS_IN] == run.result.fetch.posts_seen  # type: ignore[union-attr]
-    assert search_attrs[ITEMS_OUT] == len(run.result.reddit_response.ranked)  # type: ignore[union-attr]
+    assert search_attrs[ITEMS_OUT] == len(run.result.reddit_response.ranked)  # type:
+    # ignore[union-attr]
     assert "research.reddit" in ancestors(search, finished)
 
     engine_spans = [s for s in finished if s.name.startswith("engine.")]
@@ -506,8 +507,8 @@ SCRIPTED_RUN = textwrap.dedent(
     """
     import asyncio, sys
     from crowdsift.engines.scripted import ScriptedEngine
-    from crowdsift.gate import relevance_filter
-    from crowdsift.tracing import configure_tracing, stage_span
+    from crowdsift.pipeline.gate.judge import relevance_filter
+    from crowdsift.core.tracing import configure_tracing, stage_span
 
     question, expected = sys.argv[1], sys.argv[2] == "on"
     assert configure_tracing({}) is False

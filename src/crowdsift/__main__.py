@@ -1,5 +1,5 @@
 """``python -m crowdsift``: the same as the ``crowdsift`` command."""
 
-from crowdsift.cli import main
+from crowdsift.cli.main import main
 
 main()

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from crowdsift.api.app import create_app
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.service.api.app import create_app
 
 
 def demo_settings(home: Path, **overrides: Any) -> Settings:

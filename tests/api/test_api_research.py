@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from crowdsift.research_result import ResearchResult
+from crowdsift.pipeline.result import ResearchResult
 
 from .conftest import read_events, wait_done
 

@@ -13,14 +13,14 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select
 
-from crowdsift import language
-from crowdsift.api.app import MAX_BODY_BYTES, create_app
-from crowdsift.api.deps import get_fetch
+from crowdsift.core import language
+from crowdsift.core.models import FetchResult, SearchPlan
 from crowdsift.feed.commands import run_index
-from crowdsift.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS
-from crowdsift.jobs.store import JobRow, JobStore
-from crowdsift.models import FetchResult, SearchPlan
-from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
+from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
+from crowdsift.service.api.app import MAX_BODY_BYTES, create_app
+from crowdsift.service.api.deps import get_fetch
+from crowdsift.service.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS
+from crowdsift.service.jobs.store import JobRow, JobStore
 from crowdsift.testing.factories import raw_comment, raw_post
 from crowdsift.testing.memory_source import MemorySource
 
@@ -257,7 +257,7 @@ def test_feed_reads_a_shared_chroma_server_when_configured(
 def test_the_cli_publishes_the_api_request_and_job_schemas(app_client: TestClient) -> None:
     from typer.testing import CliRunner
 
-    from crowdsift.cli import app
+    from crowdsift.cli.main import app
 
     request = json.loads(CliRunner().invoke(app, ["schema", "ResearchRequest"]).stdout)
     published = app_client.get("/openapi.json").json()["components"]["schemas"]

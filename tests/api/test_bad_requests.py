@@ -15,14 +15,14 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from crowdsift import service
-from crowdsift.api.app import MAX_BODY_BYTES, create_app
-from crowdsift.api.deps import ServiceState
-from crowdsift.config import Settings
-from crowdsift.errors import CrowdsiftError
-from crowdsift.jobs.factory import build_job_service
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.research_result import Progress, ResearchResult
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import CrowdsiftError
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.service import facade as service
+from crowdsift.service.api.app import MAX_BODY_BYTES, create_app
+from crowdsift.service.api.deps import ServiceState
+from crowdsift.service.jobs.factory import build_job_service
+from crowdsift.service.jobs.models import ResearchRequest
 
 from .conftest import demo_settings, wait_done
 

@@ -15,23 +15,23 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
 
-from crowdsift import service
-from crowdsift.api.app import create_app
-from crowdsift.api.deps import ServiceState
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import SourceError
 from crowdsift.engines.base import Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
-from crowdsift.errors import SourceError
-from crowdsift.jobs.execute import execute_job
-from crowdsift.jobs.models import Job, ResearchRequest
-from crowdsift.jobs.service import EmbeddedDispatcher, JobService
-from crowdsift.jobs.store import JobStore
-from crowdsift.metrics import MetricSample, MetricsStore, render_prometheus
-from crowdsift.research import research_async
-from crowdsift.research_result import Progress, ResearchResult
-from crowdsift.telemetry import run_telemetry
-from crowdsift.wiring import ResearchOptions
+from crowdsift.pipeline.research import research_async
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.pipeline.telemetry import run_telemetry
+from crowdsift.pipeline.wiring import ResearchOptions
+from crowdsift.service import facade as service
+from crowdsift.service.api.app import create_app
+from crowdsift.service.api.deps import ServiceState
+from crowdsift.service.jobs.execute import execute_job
+from crowdsift.service.jobs.models import Job, ResearchRequest
+from crowdsift.service.jobs.service import EmbeddedDispatcher, JobService
+from crowdsift.service.jobs.store import JobStore
+from crowdsift.service.metrics import MetricSample, MetricsStore, render_prometheus
 
 from .conftest import demo_settings, wait_done
 

@@ -27,15 +27,15 @@ from pydantic import SecretStr
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
-from crowdsift import service
-from crowdsift.api.app import create_app
-from crowdsift.api.deps import ServiceState
-from crowdsift.config import Settings
-from crowdsift.errors import CrowdsiftError
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import CrowdsiftError
 from crowdsift.feed.commands import run_index
-from crowdsift.jobs.factory import build_job_service
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.research_result import Progress, ResearchResult
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.service import facade as service
+from crowdsift.service.api.app import create_app
+from crowdsift.service.api.deps import ServiceState
+from crowdsift.service.jobs.factory import build_job_service
+from crowdsift.service.jobs.models import ResearchRequest
 from tests.support.net import serve_app
 
 from .conftest import demo_settings

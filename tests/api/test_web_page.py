@@ -23,15 +23,15 @@ from fastapi import FastAPI
 from playwright.sync_api import Browser, Dialog, Page, Route, expect, sync_playwright
 from pydantic import SecretStr
 
-from crowdsift.api.app import create_app
-from crowdsift.api.deps import ServiceState
-from crowdsift.api.routes.web import static_dir
-from crowdsift.config import Settings
-from crowdsift.experts.models import ExpertSummary
-from crowdsift.jobs.factory import build_job_service
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.research_result import Progress, ResearchResult
-from crowdsift.service import FeedService
+from crowdsift.core.config import Settings
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.service.api.app import create_app
+from crowdsift.service.api.deps import ServiceState
+from crowdsift.service.api.routes.web import static_dir
+from crowdsift.service.facade import FeedService
+from crowdsift.service.jobs.factory import build_job_service
+from crowdsift.service.jobs.models import ResearchRequest
+from crowdsift.sources.experts.models import ExpertSummary
 from crowdsift.sources.youtube import SKIP_NOTICE as YOUTUBE_SKIP_NOTICE
 from tests.support.net import serve_app
 
@@ -259,7 +259,7 @@ def test_a_question_to_an_expert_and_reddit_shows_progress_answers_and_sources(
 
         progress = page.locator("#progress-list").inner_text()
         assert "asking desk_gear_weekly" in progress
-        for phase in ("experts", "scout", "synthesize", "job"):
+        for phase in ("experts", "search", "rerank", "drill", "synthesize", "job"):
             assert phase in progress, f"no {phase!r} progress in {progress!r}"
 
         expect(page.locator("#result-meta")).to_contain_text("extractive, not an LLM")

@@ -13,9 +13,9 @@ import pytest
 import structlog
 import zstandard
 
-from crowdsift.archive.importer import import_files
-from crowdsift.config import get_settings
-from crowdsift.log import configure_logging
+from crowdsift.core.config import get_settings
+from crowdsift.core.log import configure_logging
+from crowdsift.sources.archive.importer import import_files
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
 NOW_TS = int(NOW.timestamp())

@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from crowdsift.archive.cli import app
+from crowdsift.cli.archive import app
 
 Dump = Callable[[str, list[Any]], Path]
 runner = CliRunner()
@@ -50,7 +50,7 @@ def test_import_defaults_to_the_data_dir_and_prints_a_table(
 def test_import_uses_crowdsift_archive_when_set(
     dump: Dump, kit: Any, settings_env: Path, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from crowdsift.config import get_settings
+    from crowdsift.core.config import get_settings
 
     configured = tmp_path / "configured.sqlite"
     monkeypatch.setenv("CROWDSIFT_ARCHIVE", str(configured))
@@ -107,7 +107,7 @@ def test_progress_bar_spans_all_files_on_a_terminal(dump: Dump, kit: Any, tmp_pa
 
     from rich.console import Console
 
-    from crowdsift.archive.cli import _import_with_bar
+    from crowdsift.cli.archive import _import_with_bar
 
     first = dump("RS_1.zst", [kit.post(f"a{i}") for i in range(3)])
     second = dump("RS_2.zst", [kit.post(f"b{i}") for i in range(3)])

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from crowdsift.archive import demo
-from crowdsift.archive.demo import DEMO_FILENAME, ensure_demo_archive
-from crowdsift.archive.paths import default_archive_path, resolve_archive_path
-from crowdsift.archive.stats import archive_stats
-from crowdsift.config import Settings
-from crowdsift.errors import ArchiveError
-from crowdsift.reddit.sources.archive import ArchiveSource
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import ArchiveError
+from crowdsift.sources.archive import demo
+from crowdsift.sources.archive.demo import DEMO_FILENAME, ensure_demo_archive
+from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.archive.stats import archive_stats
 
 Dump = Callable[[str, list[Any]], Path]
 

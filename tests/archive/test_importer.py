@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import zstandard
 
-from crowdsift.archive import importer, writer
-from crowdsift.archive.importer import ImportProgress, import_files
+from crowdsift.sources.archive import importer, writer
+from crowdsift.sources.archive.importer import ImportProgress, import_files
 
 Dump = Callable[[str, list[Any]], Path]
 
@@ -293,7 +293,7 @@ def test_an_existing_foreign_database_is_refused(tmp_path: Path, dump: Dump, kit
     conn.execute("CREATE TABLE t (x)")
     conn.commit()
     conn.close()
-    from crowdsift.errors import ArchiveError
+    from crowdsift.core.errors import ArchiveError
 
     with pytest.raises(ArchiveError, match="not a crowdsift archive"):
         import_files([dump("RS.ndjson", [kit.post("a")])], foreign)

@@ -1,5 +1,6 @@
-"""Parsing in worker processes (``crowdsift.archive.parallel``) writes what in-process parsing
-writes, reports the same, and fails loudly, never hanging and never leaving a process behind.
+"""Parsing in worker processes (``crowdsift.sources.archive.parallel``) writes what in-process
+parsing writes, reports the same, and fails loudly, never hanging and never leaving a process
+behind.
 
 The parallel path is forced on small files (``parallel_min_bytes=0``, small chunks). With
 ``LOCAL_AHEAD = 0`` the importing process parses nothing itself, so every chunk goes through a
@@ -25,11 +26,11 @@ from typing import Any
 import pytest
 import zstandard
 
-from crowdsift.archive import parallel
-from crowdsift.archive.importer import MAX_BAD_LINES_KEPT, ImportProgress, import_files
-from crowdsift.config import get_settings
-from crowdsift.errors import ArchiveError
-from crowdsift.privacy import AuthorPolicy
+from crowdsift.core.config import get_settings
+from crowdsift.core.errors import ArchiveError
+from crowdsift.core.privacy import AuthorPolicy
+from crowdsift.sources.archive import parallel
+from crowdsift.sources.archive.importer import MAX_BAD_LINES_KEPT, ImportProgress, import_files
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
@@ -398,7 +399,7 @@ def test_a_worker_that_raises_is_a_clear_error(
 ) -> None:
     broken = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
-        "from crowdsift.archive import parse_worker as worker\n"
+        "from crowdsift.sources.archive import parse_worker as worker\n"
         "def boom(*args):\n    raise ValueError('boom')\n"
         "worker.prepare_chunk = boom; worker.serve(int(sys.argv[2]), int(sys.argv[3]))"
     )
@@ -421,9 +422,9 @@ def test_a_worker_that_cannot_start_is_a_clear_error(
 DRIVER = """
 import sys, time
 from pathlib import Path
-from crowdsift.archive import parallel
-from crowdsift.archive.importer import import_files
-from crowdsift.privacy import AuthorPolicy
+from crowdsift.sources.archive import parallel
+from crowdsift.sources.archive.importer import import_files
+from crowdsift.core.privacy import AuthorPolicy
 
 parallel.LOCAL_AHEAD = 0
 parallel.CHUNK_BYTES = 3000

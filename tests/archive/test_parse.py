@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.archive.api_json import check_api_document, iter_api_things
-from crowdsift.archive.normalise import normalise_comment, normalise_post, slugify
-from crowdsift.archive.parse import (
+from crowdsift.core.errors import DumpFormatError
+from crowdsift.sources.archive.api_json import check_api_document, iter_api_things
+from crowdsift.sources.archive.normalise import normalise_comment, normalise_post, slugify
+from crowdsift.sources.archive.parse import (
     BadRecordError,
     CommentRow,
     PostRow,
@@ -23,7 +24,6 @@ from crowdsift.archive.parse import (
     retrieved_time,
     to_int,
 )
-from crowdsift.errors import DumpFormatError
 
 
 @pytest.mark.parametrize(
@@ -291,7 +291,7 @@ def test_fast_path_agrees_with_the_general_path(data: dict[str, Any]) -> None:
 
 
 def test_fast_path_is_taken_for_modern_records() -> None:
-    from crowdsift.archive.parse import _fast_record
+    from crowdsift.sources.archive.parse import _fast_record
 
     post = {
         "id": "a",

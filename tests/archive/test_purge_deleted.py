@@ -21,17 +21,17 @@ import pytest
 from chromadb.config import Settings as ChromaSettings
 from typer.testing import CliRunner, Result
 
-from crowdsift.archive.importer import import_files
-from crowdsift.archive.purge import Verdict, run_purge, verdict
-from crowdsift.cli import app
-from crowdsift.config import Settings, get_settings
-from crowdsift.errors import HttpStatusError, SourceError
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings, get_settings
+from crowdsift.core.errors import HttpStatusError, SourceError
+from crowdsift.core.models import Comment, FetchResult
+from crowdsift.core.source import RawThing
+from crowdsift.core.store import CommentStore
 from crowdsift.feed.retriever import SLOT_KEY, FeedRetriever
 from crowdsift.feed.slots import SlotTable
-from crowdsift.models import Comment, FetchResult
-from crowdsift.reddit.lookup import RedditInfoLookup
-from crowdsift.reddit.sources.base import RawThing
-from crowdsift.store import CommentStore
+from crowdsift.service.purge import Verdict, run_purge, verdict
+from crowdsift.sources.archive.importer import import_files
+from crowdsift.sources.reddit.lookup import RedditInfoLookup
 from crowdsift.testing.factories import make_post
 from tests.support.arctic_shift_server import ArcticShiftServer
 from tests.support.reddit_server import RedditProtocolServer

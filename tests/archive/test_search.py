@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crowdsift.archive.importer import import_files
-from crowdsift.archive.search import build_match, lower_bound
-from crowdsift.errors import ArchiveError, SubredditUnavailableError
-from crowdsift.reddit.pagination import paginate_search
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.reddit.sources.base import RedditSource
+from crowdsift.core.errors import ArchiveError, SubredditUnavailableError
+from crowdsift.core.source import RedditSource
+from crowdsift.sources.archive.importer import import_files
+from crowdsift.sources.archive.search import build_match, lower_bound
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.reddit.pagination import paginate_search
 
 Dump = Callable[[str, list[Any]], Path]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from crowdsift.archive.streams import LineStream, content_suffix
-from crowdsift.errors import DumpFormatError
+from crowdsift.core.errors import DumpFormatError
+from crowdsift.sources.archive.streams import LineStream, content_suffix
 
 PAYLOAD = b"".join(b'{"n": %d}\n' % i for i in range(5000))
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime, timedelta
 
-from crowdsift.models import Comment
-from crowdsift.store import CommentStore
+from crowdsift.core.models import Comment
+from crowdsift.core.store import CommentStore
 
 FETCHED = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import crowdsift.demo
+from crowdsift.core.errors import ArchiveError
+from crowdsift.core.models import SearchPlan
 from crowdsift.demo import COMMENTS_FILE, SUBMISSIONS_FILE, demo_data_dir, demo_dump_files
-from crowdsift.errors import ArchiveError
-from crowdsift.models import SearchPlan
 
 if TYPE_CHECKING:
     from conftest import Dump

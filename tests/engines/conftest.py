@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
 from crowdsift.engines.openai_compat import OpenAICompatEngine
 from tests.support.openai_server import ChatCompletionsServer
 

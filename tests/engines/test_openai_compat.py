@@ -13,7 +13,13 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import (
+    EngineConfigError,
+    EngineOutputError,
+    EngineTransportError,
+)
+from crowdsift.core.log import configure_logging
 from crowdsift.engines.base import (
     ChatMessage,
     Engine,
@@ -27,12 +33,6 @@ from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.factory import build_engine
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.errors import (
-    EngineConfigError,
-    EngineOutputError,
-    EngineTransportError,
-)
-from crowdsift.log import configure_logging
 from tests.support.openai_server import (
     ChatCompletionsServer,
     count_tokens,

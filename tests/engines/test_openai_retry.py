@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from crowdsift.core.errors import EngineConfigError, EngineTransportError
 from crowdsift.engines.openai_retry import (
     Failure,
     RetryPolicy,
@@ -11,7 +12,6 @@ from crowdsift.engines.openai_retry import (
     retry_after_seconds,
     safe_url,
 )
-from crowdsift.errors import EngineConfigError, EngineTransportError
 
 NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 

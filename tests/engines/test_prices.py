@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.cli import app
-from crowdsift.config import Settings
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import BudgetExceededError, ConfigError
 from crowdsift.engines.base import EngineReply, OutT, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
@@ -26,8 +27,7 @@ from crowdsift.engines.prices import (
     priced_call,
 )
 from crowdsift.engines.scripted import CountingEngine, ScriptedEngine
-from crowdsift.errors import BudgetExceededError, ConfigError
-from crowdsift.gate import GateItem, RelevanceTask, RelevanceVerdicts
+from crowdsift.pipeline.gate.judge import GateItem, RelevanceTask, RelevanceVerdicts
 from tests.support.openai_server import ChatCompletionsServer
 
 TABLE = PriceTable(
@@ -170,7 +170,8 @@ def test_the_openai_engine_prices_each_completion_from_the_table(
             "gpt-4o-mini", record.prompt_tokens, record.completion_tokens
         )
         assert record.prompt_tokens > 0 and record.phase == "filter"
-    assert reply.usage.cost_usd == pytest.approx(first.cost_usd + second.cost_usd)  # type: ignore[operator]
+    assert reply.usage.cost_usd == pytest.approx(first.cost_usd + second.cost_usd)  # type:
+    # ignore[operator]
     assert reply.usage.prompt_tokens == first.prompt_tokens + second.prompt_tokens
 
 
@@ -230,11 +231,11 @@ class _PricedLocal:
 def test_a_research_run_over_budget_stops_calling_and_returns_a_partial_result(
     tmp_path: Path,
 ) -> None:
-    from crowdsift.archive.demo import ensure_demo_archive
-    from crowdsift.archive.profiles import subreddit_profiles
-    from crowdsift.reddit.sources.archive import ArchiveSource
-    from crowdsift.research import run_research
-    from crowdsift.research_result import AskDeps, ResearchResult
+    from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+    from crowdsift.pipeline.research import run_research
+    from crowdsift.pipeline.result import AskDeps, ResearchResult
+    from crowdsift.sources.archive.demo import ensure_demo_archive
+    from crowdsift.sources.archive.source import ArchiveSource
 
     archive = ensure_demo_archive(tmp_path)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from crowdsift.cli import app
-from crowdsift.experts.db import SqlExpertStore
+from crowdsift.cli.main import app
+from crowdsift.sources.experts.db import SqlExpertStore
 
 runner = CliRunner()
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"

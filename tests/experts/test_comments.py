@@ -9,20 +9,20 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineTransportError
-from crowdsift.experts.comments import (
+from crowdsift.pipeline.experts.comments import (
     CommentGroups,
     CommentGroupsTask,
     RelevantGroups,
     prefer_substantive,
     select_comment_groups,
 )
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.sources.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
 from crowdsift.testing.expert_store import MemoryExpertStore
 
 T0 = datetime(2025, 6, 1, tzinfo=UTC)

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 
-from crowdsift.errors import StoreError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.models import (
+from crowdsift.core.errors import StoreError
+from crowdsift.core.privacy import AuthorPolicy
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.models import (
     DriftGroup,
     Expert,
     ExpertComment,
     ExpertPost,
     PostLink,
 )
-from crowdsift.privacy import AuthorPolicy
 from crowdsift.testing.expert_store import MemoryExpertStore
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -39,7 +39,8 @@ def post(expert_id: str, post_id: int, days: int = 0, text: str = "") -> ExpertP
 
 
 def link(expert_id: str, source: int, target: int, kind: str = "reply") -> PostLink:
-    return PostLink(expert_id=expert_id, source_id=source, target_id=target, kind=kind)  # type: ignore[arg-type]
+    return PostLink(expert_id=expert_id, source_id=source, target_id=target, kind=kind)  # type:
+    # ignore[arg-type]
 
 
 def comment(expert_id: str, comment_id: int, post_id: int, minutes: int = 0) -> ExpertComment:

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from crowdsift.errors import ArchiveError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.demo import demo_experts_dir, demo_manifest, ensure_demo_experts
-from crowdsift.experts.models import Expert, ExpertComment, ExpertPost, PostLink
+from crowdsift.core.errors import ArchiveError
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.demo import demo_experts_dir, demo_manifest, ensure_demo_experts
+from crowdsift.sources.experts.models import Expert, ExpertComment, ExpertPost, PostLink
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "build_demo_experts.py"

@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from crowdsift.core.errors import CrowdsiftError, EngineTransportError
 from crowdsift.engines.base import EngineReply, OutT, Task, Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import CrowdsiftError, EngineTransportError
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.drift import (
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.drift import (
     DriftDraft,
     DriftGroupDraft,
     DriftTask,
@@ -23,7 +23,7 @@ from crowdsift.experts.drift import (
     greedy_clusters,
     group_keywords,
 )
-from crowdsift.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
+from crowdsift.sources.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
 from crowdsift.testing.expert_store import MemoryExpertStore
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
@@ -180,7 +180,8 @@ class _DriftSlowEngine:
         self.peak = max(self.peak, self.in_flight)
         await asyncio.sleep(0.005)
         self.in_flight -= 1
-        return EngineReply(output=DriftDraft(), usage=Usage(calls=1), engine="scripted")  # type: ignore[arg-type]
+        return EngineReply(output=DriftDraft(), usage=Usage(calls=1), engine="scripted")  # type:
+        # ignore[arg-type]
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.experts.cli import experts_app
-from crowdsift.experts.demo import demo_experts_dir, demo_manifest
+from crowdsift.cli.experts import experts_app
+from crowdsift.sources.experts.demo import demo_experts_dir, demo_manifest
 
 runner = CliRunner()
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import sqlalchemy
 
-from crowdsift.errors import ArchiveError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.importer import (
+from crowdsift.core.errors import ArchiveError
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.importer import (
     TelegramExportError,
     import_channel,
     import_digest,

@@ -6,13 +6,13 @@ import asyncio
 
 import pytest
 
-from crowdsift import language as detection
+from crowdsift.core import language as detection
+from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineTransportError
-from crowdsift.experts import language
-from crowdsift.experts.language import (
+from crowdsift.pipeline.experts import language
+from crowdsift.pipeline.experts.language import (
     TranslateTask,
     Translation,
     detect_language,

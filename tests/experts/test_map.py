@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 from structlog.testing import capture_logs
 
-from crowdsift.engines.base import FENCE_NOTE, EngineName, EngineReply, OutT, Task, Usage
-from crowdsift.engines.embedding import HashingEmbedder
-from crowdsift.engines.local import LocalEngine
-from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import (
+from crowdsift.core.errors import (
     EngineConfigError,
     EngineError,
     EngineOutputError,
     EngineTransportError,
 )
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.map import (
+from crowdsift.engines.base import FENCE_NOTE, EngineName, EngineReply, OutT, Task, Usage
+from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.engines.local import LocalEngine
+from crowdsift.engines.scripted import ScriptedEngine
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.map import (
     MapTask,
     MapVerdicts,
     blend_weights,
@@ -31,7 +31,7 @@ from crowdsift.experts.map import (
     local_scores,
     run_map,
 )
-from crowdsift.experts.models import ExpertPost, Relevance
+from crowdsift.sources.experts.models import ExpertPost, Relevance
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 QUESTION = "Which vector database should I use for RAG?"

@@ -18,19 +18,22 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.errors import CrowdsiftError, EngineTransportError
 from crowdsift.engines.base import EngineName, EngineReply, OutT, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import CrowdsiftError, EngineTransportError
-from crowdsift.experts.comments import CommentGroupsTask
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.demo import ensure_demo_experts
-from crowdsift.experts.language import TranslateTask
-from crowdsift.experts.map import MapTask
-from crowdsift.experts.medium import MediumScoringTask
-from crowdsift.experts.models import (
+from crowdsift.pipeline.experts.comments import CommentGroupsTask
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.language import TranslateTask
+from crowdsift.pipeline.experts.map import MapTask
+from crowdsift.pipeline.experts.medium import MediumScoringTask
+from crowdsift.pipeline.experts.pipeline import run_expert, run_panel
+from crowdsift.pipeline.experts.reduce import ReduceTask
+from crowdsift.pipeline.experts.synthesis import CommentSynthesisTask
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.demo import ensure_demo_experts
+from crowdsift.sources.experts.models import (
     DriftGroup,
     Expert,
     ExpertComment,
@@ -40,9 +43,6 @@ from crowdsift.experts.models import (
     PostLink,
     Relevance,
 )
-from crowdsift.experts.pipeline import run_expert, run_panel
-from crowdsift.experts.reduce import ReduceTask
-from crowdsift.experts.synthesis import CommentSynthesisTask
 from crowdsift.testing.expert_store import MemoryExpertStore
 
 NOW = datetime(2030, 1, 15, 12, tzinfo=UTC)

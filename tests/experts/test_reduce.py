@@ -16,15 +16,15 @@ from crowdsift.engines.base import FENCE_NOTE
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.models import Expert, ExpertPost, Relevance, ScoredPost
-from crowdsift.experts.reduce import (
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.reduce import (
     ReduceTask,
     check_citations,
     order_context,
     run_reduce,
     sanitize_escapes,
 )
+from crowdsift.sources.experts.models import Expert, ExpertPost, Relevance, ScoredPost
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 EXPERT = Expert(expert_id="alpha", name="Alpha Infra Notes", channel="alpha_ch")
@@ -158,7 +158,8 @@ def test_run_reduce_sends_at_most_the_limit() -> None:
     posts = [_rd(pid, H if pid % 2 else C, pid) for pid in range(1, 81)]
     engine = _rd_answer("ok [post:79]")
     outcome = asyncio.run(run_reduce(QUESTION, EXPERT, posts, engine, ExpertsConfig()))
-    assert len(outcome.context) == 50 and len(engine.requests[0].posts) == 50  # type: ignore[attr-defined]
+    assert len(outcome.context) == 50 and len(engine.requests[0].posts) == 50  # type:
+    # ignore[attr-defined]
     small = asyncio.run(run_reduce(QUESTION, EXPERT, posts, _rd_answer("x"),
                                    ExpertsConfig(reduce_max_posts=3)))  # fmt: skip
     assert _rd_ids(small.context) == [79, 77, 75]
@@ -223,7 +224,8 @@ def test_the_local_answer_is_an_honest_extractive_summary() -> None:
     lines = body.splitlines()
     assert lines and all(re.fullmatch(r"- .+ \[post:\d+\]", line) for line in lines)
     for line in lines:
-        sentence, post_id = re.fullmatch(r"- (.+) \[post:(\d+)\]", line).groups()  # type: ignore[union-attr]
+        sentence, post_id = re.fullmatch(r"- (.+) \[post:(\d+)\]", line).groups()  # type:
+        # ignore[union-attr]
         source = _RD_TEXTS[int(post_id)].replace(" [post:999]", "")  # planted: removed
         assert sentence in source  # quoted, not written
     assert set(outcome.cited_ids) <= {1, 2, 3, 4} and 1 in outcome.cited_ids

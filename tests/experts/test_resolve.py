@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from crowdsift.experts.models import (
+from crowdsift.pipeline.experts.resolve import resolve
+from crowdsift.sources.experts.models import (
     Expert,
     ExpertPost,
     LinkKind,
@@ -15,7 +16,6 @@ from crowdsift.experts.models import (
     Relevance,
     ScoredPost,
 )
-from crowdsift.experts.resolve import resolve
 from crowdsift.testing.expert_store import MemoryExpertStore
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

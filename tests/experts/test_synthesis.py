@@ -6,21 +6,21 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineTransportError
-from crowdsift.experts.comments import CommentGroups, DriftGroupWithComments
-from crowdsift.experts.config import ExpertsConfig
-from crowdsift.experts.models import DriftGroup, ExpertComment
-from crowdsift.experts.synthesis import (
+from crowdsift.pipeline.experts.comments import CommentGroups, DriftGroupWithComments
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.experts.synthesis import (
     CommentSynthesisOutcome,
     CommentSynthesisTask,
     SectionTexts,
     section_titles,
     synthesize_comments,
 )
+from crowdsift.sources.experts.models import DriftGroup, ExpertComment
 
 T0 = datetime(2025, 6, 1, tzinfo=UTC)
 QUESTION = "Is ECC memory worth it for a ZFS home server?"

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crowdsift.errors import ArchiveError
-from crowdsift.experts.telegram import (
+from crowdsift.core.errors import ArchiveError
+from crowdsift.sources.experts.telegram import (
     TelegramExportError,
     TgChat,
     TgMessage,

@@ -11,9 +11,9 @@ import chromadb
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
+from crowdsift.core.models import Post
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 from crowdsift.feed.retriever import FeedRetriever
-from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
 
 TOPICS = {
@@ -44,7 +44,8 @@ def ephemeral_collection(hashing_function: CrowdsiftEmbeddingFunction) -> Iterat
     """A fresh collection in Chroma's in-process client (clients share state: unique names)."""
     client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
     name = f"test_{uuid.uuid4().hex[:12]}"
-    collection = client.create_collection(name, embedding_function=hashing_function)  # type: ignore[arg-type]
+    collection = client.create_collection(name, embedding_function=hashing_function)  # type:
+    # ignore[arg-type]
     yield collection
     client.delete_collection(name)
 

@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import EngineOutputError
 from crowdsift.engines.base import FENCE_NOTE, Engine
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.openai_compat import OpenAICompatEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineOutputError
 from crowdsift.feed.agent import DecideTask, Decision, LocalPolicy, SocialAgent
 from crowdsift.feed.formatting import format_feed_for_prompt, parse_feed
 from crowdsift.testing.factories import make_post

@@ -18,15 +18,15 @@ from uuid import UUID
 import pytest
 from typer.testing import CliRunner, Result
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.cli import app
-from crowdsift.config import Settings, get_settings
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings, get_settings
+from crowdsift.core.models import FetchResult, Post
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.feed import commands
 from crowdsift.feed.simulation import ActionRecord
-from crowdsift.models import FetchResult, Post
+from crowdsift.sources.archive.demo import ensure_demo_archive
 from crowdsift.testing.factories import BASE_TIME, make_post
 
 runner = CliRunner()

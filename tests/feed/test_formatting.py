@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from crowdsift.core.models import Post
 from crowdsift.feed.formatting import (
     EXCERPT_CHARS,
     FeedItem,
@@ -13,7 +14,6 @@ from crowdsift.feed.formatting import (
     format_feed_for_prompt,
     parse_feed,
 )
-from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
 
 ZWSP = "\u200b"

@@ -12,8 +12,8 @@ from chromadb.config import Settings as ChromaSettings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from crowdsift.core.models import Comment, Post
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
-from crowdsift.models import Comment, Post
 from crowdsift.testing.factories import make_post
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.models import Post
 from crowdsift.feed.retriever import SLOT_KEY, FeedRetriever
-from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
 from tests.feed.conftest import new_retriever
 
@@ -281,7 +281,8 @@ def test_slot_table_records_every_slot_and_the_size(
     persistent_factory: Callable[[], Any], topic_posts: list[Post]
 ) -> None:
     main = persistent_factory()
-    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type:
+    # ignore[attr-defined]
     FeedRetriever(main, slots=table, batch_size=5).add_posts(topic_posts)
 
     size = table.get(ids=["size"], include=["metadatas"])["metadatas"][0]["n"]
@@ -295,7 +296,8 @@ def test_slot_table_is_backfilled_for_an_index_built_without_it(
     persistent_factory: Callable[[], Any], topic_posts: list[Post]
 ) -> None:
     FeedRetriever(persistent_factory()).add_posts(topic_posts)  # no table yet
-    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type:
+    # ignore[attr-defined]
     retriever = FeedRetriever(persistent_factory(), feed_size=4, slots=table)
 
     feed = retriever.get_feed(mode="random")
@@ -307,7 +309,8 @@ def test_slot_table_is_backfilled_for_an_index_built_without_it(
 def test_slot_table_sampling_is_uniform(persistent_factory: Callable[[], Any]) -> None:
     """The same chi-square bound as without the table (20 posts, 1,000 feeds of 5)."""
     main = persistent_factory()
-    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type:
+    # ignore[attr-defined]
     posts = [make_post(f"u{n}", f"post number {n}") for n in range(20)]
     retriever = FeedRetriever(main, feed_size=5, rng=random.Random(99), slots=table)
     retriever.add_posts(posts)
@@ -322,7 +325,8 @@ def test_slot_table_sampling_is_uniform(persistent_factory: Callable[[], Any]) -
 
 def test_clear_empties_the_slot_table_too(persistent_factory: Callable[[], Any]) -> None:
     main = persistent_factory()
-    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type:
+    # ignore[attr-defined]
     retriever = FeedRetriever(main, slots=table)
     retriever.add_posts([make_post("c1", "one"), make_post("c2", "two")])
 
@@ -357,10 +361,12 @@ def test_random_feeds_with_a_slot_table_only_look_up_by_id(
     persistent_factory: Callable[[], Any], topic_posts: list[Post]
 ) -> None:
     main = persistent_factory()
-    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+    table = persistent_factory.client.get_or_create_collection("posts_slots")  # type:
+    # ignore[attr-defined]
     FeedRetriever(main, slots=table).add_posts(topic_posts)
     watched = _CountingCollection(main)
-    retriever = FeedRetriever(watched, feed_size=5, rng=random.Random(4), slots=table)  # type: ignore[arg-type]
+    retriever = FeedRetriever(watched, feed_size=5, rng=random.Random(4), slots=table)  # type:
+    # ignore[arg-type]
 
     for _ in range(20):
         assert len(retriever.get_feed(mode="random")) == 5

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from crowdsift.config import Settings, get_settings
+from crowdsift.core.config import Settings, get_settings
+from crowdsift.core.errors import ConfigError, EngineOutputError
+from crowdsift.core.models import Post
 from crowdsift.engines.base import Engine, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import ConfigError, EngineOutputError
 from crowdsift.feed import commands
 from crowdsift.feed.agent import DecideTask
 from crowdsift.feed.commands import EmptyIndexError, open_retriever, run_simulate
@@ -30,7 +31,6 @@ from crowdsift.feed.simulation import (
     run_simulation,
     summarise,
 )
-from crowdsift.models import Post
 from crowdsift.testing.factories import make_post
 
 EXAMPLE_AGENTS = Path(__file__).resolve().parents[2] / "examples" / "agents.yaml"

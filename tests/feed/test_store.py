@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from crowdsift.config import Settings
-from crowdsift.errors import ConfigError, StoreError
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import ConfigError, StoreError
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 from crowdsift.feed.retriever import FeedRetriever
 from crowdsift.feed.store import open_client, open_collection, parse_chroma_url
@@ -16,7 +16,8 @@ from tests.support.net import free_port
 
 
 def _settings(tmp_path: Path, **values: object) -> Settings:
-    return Settings(home=tmp_path / "home", feed_embedder="hashing", **values)  # type: ignore[arg-type]
+    return Settings(home=tmp_path / "home", feed_embedder="hashing", **values)  # type:
+    # ignore[arg-type]
 
 
 def test_default_is_a_persistent_store_under_the_data_dir(tmp_path: Path) -> None:

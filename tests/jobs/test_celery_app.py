@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import ConfigError, CrowdsiftError
+from crowdsift.core.log import redact_text
 from crowdsift.engines.base import Usage
-from crowdsift.errors import ConfigError, CrowdsiftError
-from crowdsift.jobs.celery_app import (
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.service.jobs.celery_app import (
     TASK_NAME,
     BrokerError,
     BrokerLimits,
@@ -27,10 +29,8 @@ from crowdsift.jobs.celery_app import (
     run_worker,
     url_secrets,
 )
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.jobs.store import JobStore
-from crowdsift.log import redact_text
-from crowdsift.research_result import Progress, ResearchResult
+from crowdsift.service.jobs.models import ResearchRequest
+from crowdsift.service.jobs.store import JobStore
 
 REQUEST = ResearchRequest(question="Which label printer survives a warehouse?")
 FAST = BrokerLimits(connect_timeout=0.5, socket_timeout=0.5, publish_retries=1, retry_interval=0.1)

@@ -22,13 +22,18 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from crowdsift.api.app import create_app
-from crowdsift.config import Settings
-from crowdsift.jobs.celery_app import TASK_NAME, CeleryDispatcher, make_celery, reap_on_start
-from crowdsift.jobs.factory import build_job_service
-from crowdsift.jobs.models import Job, ResearchRequest
-from crowdsift.jobs.service import JobService
-from crowdsift.jobs.store import JobStore
+from crowdsift.core.config import Settings
+from crowdsift.service.api.app import create_app
+from crowdsift.service.jobs.celery_app import (
+    TASK_NAME,
+    CeleryDispatcher,
+    make_celery,
+    reap_on_start,
+)
+from crowdsift.service.jobs.factory import build_job_service
+from crowdsift.service.jobs.models import Job, ResearchRequest
+from crowdsift.service.jobs.service import JobService
+from crowdsift.service.jobs.store import JobStore
 from tests.support.corpus import build_corpus
 from tests.support.reddit_server import RedditProtocolServer
 

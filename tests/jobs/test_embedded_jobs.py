@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from crowdsift.core.errors import SourceError
 from crowdsift.engines.base import Usage
-from crowdsift.errors import SourceError
-from crowdsift.jobs.models import Job, ResearchRequest
-from crowdsift.jobs.service import EmbeddedDispatcher, JobService
-from crowdsift.jobs.store import JobStore
-from crowdsift.research_result import Progress, ResearchResult
+from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.service.jobs.models import Job, ResearchRequest
+from crowdsift.service.jobs.service import EmbeddedDispatcher, JobService
+from crowdsift.service.jobs.store import JobStore
 
 REQUEST = ResearchRequest(question="Which standing desk lasts the longest?")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from crowdsift.engines.base import Usage
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.jobs.store import JobStore
-from crowdsift.research_result import ResearchResult
+from crowdsift.pipeline.result import ResearchResult
+from crowdsift.service.jobs.models import ResearchRequest
+from crowdsift.service.jobs.store import JobStore
 
 
 class Clock:

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from crowdsift.errors import StoreError
-from crowdsift.jobs.models import ResearchRequest
-from crowdsift.jobs.service import JobService
-from crowdsift.jobs.store import JobStore, Reaped
+from crowdsift.core.errors import StoreError
+from crowdsift.service.jobs.models import ResearchRequest
+from crowdsift.service.jobs.service import JobService
+from crowdsift.service.jobs.store import JobStore, Reaped
 
 REQUEST = ResearchRequest(question="Which standing desk lasts the longest?")
 STALE_AFTER = 60.0

@@ -24,9 +24,9 @@ from strategies import (
     mutated,
 )
 
-from crowdsift.archive.importer import MAX_BAD_LINES_KEPT, import_files
-from crowdsift.archive.parse import BadRecordError, CommentRow, PostRow, parse_line
-from crowdsift.errors import ArchiveError, CrowdsiftError
+from crowdsift.core.errors import ArchiveError, CrowdsiftError
+from crowdsift.sources.archive.importer import MAX_BAD_LINES_KEPT, import_files
+from crowdsift.sources.archive.parse import BadRecordError, CommentRow, PostRow, parse_line
 
 
 def _parse(text: str) -> PostRow | CommentRow | None:

@@ -31,21 +31,21 @@ from strategies import (
     mutated,
 )
 
-from crowdsift.errors import CrowdsiftError
-from crowdsift.models import SearchPlan
-from crowdsift.reddit.fetcher import FetchOutcome, RedditFetcher, SearchOptions
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
-from crowdsift.reddit.sources.base import RedditSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.core.errors import CrowdsiftError
+from crowdsift.core.models import SearchPlan
+from crowdsift.core.source import RedditSource
+from crowdsift.core.text import clean_text
+from crowdsift.http.transport import HttpTransport
+from crowdsift.pipeline.fetch.fetcher import FetchOutcome, RedditFetcher, SearchOptions
 from crowdsift.sources.amazon import AmazonSource
 from crowdsift.sources.amazon_auth import CreatorsOAuth
 from crowdsift.sources.amazon_items import parse_search_result
 from crowdsift.sources.models import EvidenceItem
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.sources.youtube import YouTubeSource
 from crowdsift.sources.youtube_api import YouTubeTransport
 from crowdsift.testing.factories import raw_comment, raw_post
-from crowdsift.text import clean_text
 from harness import AMAZON_TOKEN_BODY, AMAZON_TOKEN_PATH, FIXED_NOW
 from tests.support.amazon_server import product
 from tests.support.local_http import LocalHTTPServer, Reply

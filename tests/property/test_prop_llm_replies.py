@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from strategies import any_text, deep_json, dumps, examples, json_values, mutated
 
 import crowdsift
+from crowdsift.core.errors import EngineOutputError
 from crowdsift.engines.base import Task
 from crowdsift.engines.json_reply import decode_json, parse_reply
-from crowdsift.errors import EngineOutputError
 from harness import VALID_REPLIES, reply_tasks
 
 TASKS = reply_tasks()

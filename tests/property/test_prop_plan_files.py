@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import any_text, dumps, examples, hostile_json_text, mutated
 
-from crowdsift.cli import load_plan
-from crowdsift.errors import PlanError
-from crowdsift.models import SearchPlan
+from crowdsift.cli.main import load_plan
+from crowdsift.core.errors import PlanError
+from crowdsift.core.models import SearchPlan
 
 VALID_PLAN = json.loads(
     (Path(__file__).resolve().parents[2] / "examples" / "demo_plan.json").read_text("utf-8")

@@ -23,11 +23,11 @@ from strategies import (
     tg_messages,
 )
 
-from crowdsift.errors import CrowdsiftError
-from crowdsift.experts.db import SqlExpertStore
-from crowdsift.experts.importer import import_channel, read_export
-from crowdsift.experts.models import Expert, ExpertComment, ExpertPost, PostLink
-from crowdsift.experts.telegram import (
+from crowdsift.core.errors import CrowdsiftError
+from crowdsift.sources.experts.db import SqlExpertStore
+from crowdsift.sources.experts.importer import import_channel, read_export
+from crowdsift.sources.experts.models import Expert, ExpertComment, ExpertPost, PostLink
+from crowdsift.sources.experts.telegram import (
     TelegramExportError,
     channel_links,
     infer_username,

@@ -1,5 +1,5 @@
-"""Comment trees (``crowdsift.reddit.threads``): any input gives a well-formed pre-order tree;
-a valid tree comes back whole, in order, at any depth (none blows the recursion limit)."""
+"""Comment trees (``crowdsift.sources.reddit.threads``): any input gives a well-formed pre-order
+tree; a valid tree comes back whole, in order, at any depth (none blows the recursion limit)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import IDS, examples, json_values, mutated
 
-from crowdsift.reddit.threads import comment_tree, flatten_listing
+from crowdsift.sources.reddit.threads import comment_tree, flatten_listing
 
 POST = "abc123"
 ROOT = f"t3_{POST}"

@@ -15,15 +15,15 @@ import httpx
 import pytest
 import redis
 
-from crowdsift.config import Settings
-from crowdsift.models import SearchPlan
-from crowdsift.privacy import AuthorPolicy, load_salt
-from crowdsift.reddit.fetcher import FetchOutcome, RedditFetcher
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
-from crowdsift.reddit.sources.base import RedditSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.reddit.transport.cache import RedisResponseCache, SqliteResponseCache
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.core.config import Settings
+from crowdsift.core.models import SearchPlan
+from crowdsift.core.privacy import AuthorPolicy, load_salt
+from crowdsift.core.source import RedditSource
+from crowdsift.http.cache import RedisResponseCache, SqliteResponseCache
+from crowdsift.http.transport import HttpTransport
+from crowdsift.pipeline.fetch.fetcher import FetchOutcome, RedditFetcher
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.sources.youtube import YouTubeSource
 from crowdsift.testing.clock import Sleeps
 from tests.support.arctic_shift_server import ArcticShiftServer

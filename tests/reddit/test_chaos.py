@@ -22,14 +22,14 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from crowdsift.config import Settings
-from crowdsift.errors import TransportError
-from crowdsift.models import SearchPlan
-from crowdsift.reddit.fetcher import FetchOutcome, RedditFetcher
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.reddit.transport.retry import RetryBudget
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import TransportError
+from crowdsift.core.models import SearchPlan
+from crowdsift.http.retry import RetryBudget
+from crowdsift.http.transport import HttpTransport
+from crowdsift.pipeline.fetch.fetcher import FetchOutcome, RedditFetcher
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from tests.support.arctic_shift_server import ArcticShiftServer
 from tests.support.chaos import (
     FAULT_ORDER,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from crowdsift.models import Candidate
-from crowdsift.reddit.dedupe import dedupe, normalise_title, normalise_url
+from crowdsift.core.models import Candidate
+from crowdsift.pipeline.fetch.dedupe import dedupe, normalise_title, normalise_url
 from crowdsift.testing.factories import make_post
 
 SIMILARITY = 90.0

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.cli import app
-from crowdsift.config import Settings
-from crowdsift.models import RejectReason, SearchPlan
-from crowdsift.reddit.fetcher import RedditFetcher
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings
+from crowdsift.core.models import RejectReason, SearchPlan
+from crowdsift.pipeline.fetch.fetcher import RedditFetcher
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.testing.clock import Sleeps
 from crowdsift.testing.factories import raw_comment, raw_post
 from tests.support.corpus import build_corpus

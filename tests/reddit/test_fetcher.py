@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from crowdsift.errors import AuthError
-from crowdsift.models import RejectReason, SearchPlan
-from crowdsift.reddit.fetcher import RedditFetcher, SearchOptions
-from crowdsift.store import CommentStore
+from crowdsift.core.errors import AuthError
+from crowdsift.core.models import RejectReason, SearchPlan
+from crowdsift.core.store import CommentStore
+from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
 from crowdsift.testing.factories import raw_comment, raw_post
 from crowdsift.testing.memory_source import MemorySource
 

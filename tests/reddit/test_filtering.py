@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from crowdsift.models import RejectReason
-from crowdsift.privacy import author_hash
-from crowdsift.reddit.filtering import (
+from crowdsift.core.models import RejectReason
+from crowdsift.core.privacy import author_hash
+from crowdsift.pipeline.fetch.filtering import (
     FilterConfig,
     Rejection,
     ScreenedPost,
@@ -17,7 +17,7 @@ from crowdsift.reddit.filtering import (
     parse_created,
     screen_post,
 )
-from crowdsift.relevance import RelevanceConfig
+from crowdsift.pipeline.fetch.relevance import RelevanceConfig
 from crowdsift.testing.factories import raw_comment, raw_post
 
 TERMS = ["plaud", "voice recorder"]

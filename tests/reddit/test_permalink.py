@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crowdsift.reddit.permalink import (
+from crowdsift.sources.reddit.permalink import (
     comment_permalink,
     post_permalink,
     slugify_title,

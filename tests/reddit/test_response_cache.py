@@ -24,14 +24,11 @@ import structlog
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from crowdsift.config import Settings
-from crowdsift.errors import SubredditUnavailableError, TransportError
-from crowdsift.log import configure_logging
-from crowdsift.models import SearchPlan
-from crowdsift.reddit.fetcher import FetchOutcome, RedditFetcher
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.reddit.transport.cache import (
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import SubredditUnavailableError, TransportError
+from crowdsift.core.log import configure_logging
+from crowdsift.core.models import SearchPlan
+from crowdsift.http.cache import (
     FailSafeCache,
     RedisResponseCache,
     ResponseCache,
@@ -39,7 +36,10 @@ from crowdsift.reddit.transport.cache import (
     cache_key,
     open_response_cache,
 )
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.http.transport import HttpTransport
+from crowdsift.pipeline.fetch.fetcher import FetchOutcome, RedditFetcher
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.testing.clock import Sleeps
 from tests.support.arctic_shift_server import ArcticShiftServer
 from tests.support.corpus import build_corpus
@@ -376,7 +376,7 @@ def test_sqlite_cache_is_shared_between_instances_and_processes(tmp_path: Path) 
 
     script = (
         "import sys\n"
-        "from crowdsift.reddit.transport.cache import SqliteResponseCache\n"
+        "from crowdsift.http.cache import SqliteResponseCache\n"
         "cache = SqliteResponseCache(sys.argv[1])\n"
         "assert cache.get('k1') == b'{\"a\": 1}', cache.get('k1')\n"
         "cache.set('k2', b'from another process', 60)\n"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.reddit.threads import comment_tree, flatten_listing
+from crowdsift.sources.reddit.threads import comment_tree, flatten_listing
 from crowdsift.testing.factories import raw_comment
 from tests.support.reddit_listings import CommentTree, listing
 

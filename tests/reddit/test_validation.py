@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from crowdsift.models import RejectReason
-from crowdsift.reddit.validation import veto_comment, veto_post
+from crowdsift.core.models import RejectReason
+from crowdsift.sources.reddit.validation import veto_comment, veto_post
 from crowdsift.testing.factories import raw_comment, raw_post
 
 

@@ -6,11 +6,11 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
-from crowdsift.models import Candidate
-from crowdsift.reddit.filtering import FilterConfig
-from crowdsift.sidecar.drill import drill
-from crowdsift.sidecar.models import DrilledThread, RankedPost
-from crowdsift.sidecar.runner import SourceRunner
+from crowdsift.core.models import Candidate
+from crowdsift.pipeline.fetch.filtering import FilterConfig
+from crowdsift.pipeline.reddit.drill import drill
+from crowdsift.pipeline.reddit.models import DrilledThread, RankedPost
+from crowdsift.pipeline.reddit.runner import SourceRunner
 from crowdsift.testing.factories import make_post, raw_comment
 from crowdsift.testing.memory_source import MemorySource
 

@@ -8,21 +8,21 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.errors import EngineOutputError, EngineTransportError, PlanError
 from crowdsift.engines.base import FENCE_NOTE, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineOutputError, EngineTransportError, PlanError
-from crowdsift.planner import SubredditProfile
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.formulate import (
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.formulate import (
     FormulateTask,
     FormulationOutcome,
     core_topic,
     formulate,
     intent_queries,
 )
-from crowdsift.sidecar.models import FormulationDraft
+from crowdsift.pipeline.reddit.models import FormulationDraft
+from crowdsift.pipeline.reddit.planner import SubredditProfile
 
 PROFILES = (
     SubredditProfile(name="homeassistant", description="home assistant raspberry pi zigbee"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crowdsift.sidecar.intent import (
+from crowdsift.pipeline.reddit.intent import (
     ARCHITECTURE_TERMS,
     classify_ai_mode,
     classify_intent,

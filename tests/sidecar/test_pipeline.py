@@ -9,21 +9,21 @@ from typing import Any
 
 import pytest
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
+from crowdsift.core.errors import EngineTransportError, PlanError
+from crowdsift.core.models import RejectReason
+from crowdsift.core.source import RawThing
 from crowdsift.engines.base import EngineReply, OutT, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineTransportError, PlanError
-from crowdsift.gate import RelevanceTask, RelevanceVerdicts
-from crowdsift.models import RejectReason
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.reddit.sources.base import RawThing
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.formulate import FormulateTask
-from crowdsift.sidecar.models import FormulationDraft
-from crowdsift.sidecar.pipeline import RedditRun, SidecarDeps, run_reddit
+from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
+from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.formulate import FormulateTask
+from crowdsift.pipeline.reddit.models import FormulationDraft
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 

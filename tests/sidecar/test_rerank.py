@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.models import Candidate
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
-from crowdsift.gate import judge
-from crowdsift.models import Candidate
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.rerank import (
+from crowdsift.pipeline.gate.judge import judge
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.rerank import (
     Ranking,
     final_score,
     heuristic_order,

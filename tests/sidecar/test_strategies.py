@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.models import QueryAnalysis
-from crowdsift.sidecar.strategies import (
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.models import QueryAnalysis
+from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
     build_queries,
     or_term,

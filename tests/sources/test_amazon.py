@@ -15,11 +15,8 @@ import httpx
 import pytest
 import structlog
 
-from crowdsift.config import Settings
-from crowdsift.engines.embedding import HashingEmbedder
-from crowdsift.engines.local import LocalEngine
-from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import (
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import (
     AuthError,
     ConfigError,
     HttpStatusError,
@@ -27,13 +24,16 @@ from crowdsift.errors import (
     RetryBudgetExceededError,
     TransportError,
 )
-from crowdsift.gate import RelevanceVerdicts
-from crowdsift.log import configure_logging
+from crowdsift.core.log import configure_logging
+from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.engines.local import LocalEngine
+from crowdsift.engines.scripted import ScriptedEngine
+from crowdsift.pipeline.gate.judge import RelevanceVerdicts
+from crowdsift.pipeline.gate.sources import fetch_amazon_tool
 from crowdsift.sources.amazon import (
     RESOURCES,
     AmazonSource,
     build_amazon_source,
-    fetch_amazon_tool,
 )
 from crowdsift.sources.amazon_auth import AUTH_URLS, auth_url_for, authorization_value
 from crowdsift.sources.amazon_items import marketplace_host

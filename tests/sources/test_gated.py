@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from crowdsift.core.errors import EngineError
 from crowdsift.engines.base import Task
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineError
-from crowdsift.gate import RelevanceTask, RelevanceVerdicts
-from crowdsift.sources.gated import gated_source_fetch
+from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
+from crowdsift.pipeline.gate.sources import gated_source_fetch
 from crowdsift.sources.models import EvidenceItem, SourceFetch
 
 QUERY = "standing desk"

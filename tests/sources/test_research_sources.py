@@ -10,24 +10,24 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from crowdsift.archive.demo import ensure_demo_archive
-from crowdsift.archive.profiles import subreddit_profiles
-from crowdsift.cli import app
-from crowdsift.config import Settings
+from crowdsift.cli.main import app
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import PlanError
 from crowdsift.engines.base import Engine, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import PlanError
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.research import run_research
-from crowdsift.research_result import AskDeps, AskRun
+from crowdsift.pipeline.gate.run_sources import SourceTool, parse_sources
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.research import run_research
+from crowdsift.pipeline.result import AskDeps, AskRun
+from crowdsift.pipeline.synthesis.config import SelectorConfig
+from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef
+from crowdsift.pipeline.synthesis.selector import select_evidence
+from crowdsift.pipeline.synthesis.task import AnswerTask
+from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.source import ArchiveSource
 from crowdsift.sources.models import EvidenceComment, EvidenceItem, SourceFetch
-from crowdsift.sources.run import SourceTool, parse_sources
-from crowdsift.summarizer.config import SelectorConfig
-from crowdsift.summarizer.models import AnswerDraft, SourceRef
-from crowdsift.summarizer.selector import select_evidence
-from crowdsift.summarizer.task import AnswerTask
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 
@@ -100,7 +100,7 @@ FOUND = {
 
 
 def test_selector_gives_other_sources_a_share_and_keeps_their_kind_and_urls() -> None:
-    from crowdsift.models import FetchResult
+    from crowdsift.core.models import FetchResult
 
     empty = FetchResult.model_validate(
         {"query": "q", "plan_id": "00000000-0000-0000-0000-000000000001", "search_terms": ["q"],
@@ -169,7 +169,7 @@ def test_a_skipped_or_failed_source_never_stops_the_run(demo_archive: Path) -> N
     assert {s.kind for s in result.summary.sources} == {"reddit"}
     assert result.status == "partial"  # Amazon failed; a skipped source alone would not count
 
-    from crowdsift.render import render_research
+    from crowdsift.cli.render import render_research
 
     text = render_research(result)
     assert "youtube: skipped — set YOUTUBE_API_KEY" in text
@@ -189,7 +189,7 @@ def test_cli_sources_without_keys_skip_with_a_notice_and_still_answer() -> None:
         ["ask", QUESTION, "--engine", "local", "--sources", "reddit,youtube,amazon", "--json"],
     )
     assert outcome.exit_code == 0, outcome.output
-    from crowdsift.research_result import ResearchResult
+    from crowdsift.pipeline.result import ResearchResult
 
     result = ResearchResult.model_validate_json(outcome.stdout)
     skipped = {f.kind: f.skipped for f in result.source_fetches}

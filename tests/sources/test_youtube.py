@@ -11,18 +11,18 @@ from typing import Any
 import httpx
 import pytest
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import AuthError, HttpStatusError, TransportError
+from crowdsift.core.log import configure_logging
 from crowdsift.engines.base import Task
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import AuthError, HttpStatusError, TransportError
-from crowdsift.gate import RelevanceTask, RelevanceVerdicts
-from crowdsift.log import configure_logging
+from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
+from crowdsift.pipeline.gate.sources import fetch_youtube_tool
 from crowdsift.sources.youtube import (
     SKIP_NOTICE,
     YouTubeQuotaError,
     YouTubeSource,
     build_youtube_source,
-    fetch_youtube_tool,
 )
 from crowdsift.sources.youtube_api import api_error, error_reason, quota_reset
 from tests.support.youtube_server import YouTubeProtocolServer, error_body

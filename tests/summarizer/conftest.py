@@ -9,10 +9,10 @@ from uuid import UUID
 
 import pytest
 
-from crowdsift.models import Comment, FetchResult, Post
-from crowdsift.summarizer.config import SelectorConfig
-from crowdsift.summarizer.models import SummarizeRequest
-from crowdsift.summarizer.selector import select_evidence
+from crowdsift.core.models import Comment, FetchResult, Post
+from crowdsift.pipeline.synthesis.config import SelectorConfig
+from crowdsift.pipeline.synthesis.models import SummarizeRequest
+from crowdsift.pipeline.synthesis.selector import select_evidence
 
 NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
 PLAN_ID = UUID("12345678-1234-5678-1234-567812345678")

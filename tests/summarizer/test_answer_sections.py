@@ -9,13 +9,13 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import FENCE_NOTE, Engine, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import EngineTransportError
-from crowdsift.sidecar.config import SidecarConfig
-from crowdsift.sidecar.models import (
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.models import (
     DraftClaim,
     DrilledThread,
     QueryAnalysis,
@@ -23,19 +23,19 @@ from crowdsift.sidecar.models import (
     SidecarSynthesis,
     ThreadComment,
 )
-from crowdsift.sources.models import EvidenceItem
-from crowdsift.summarizer.answer import (
+from crowdsift.pipeline.synthesis.answer import (
     NO_EVIDENCE_SUMMARY,
     Answer,
     prompt_context,
     synthesize_answer,
 )
-from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
-from crowdsift.summarizer.extractive import items_of
-from crowdsift.summarizer.models import AnswerDraft, SummarizeRequest
-from crowdsift.summarizer.sections import pivot_alerts
-from crowdsift.summarizer.selector import select_threads
-from crowdsift.summarizer.task import AnswerTask
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.extractive import items_of
+from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
+from crowdsift.pipeline.synthesis.sections import pivot_alerts
+from crowdsift.pipeline.synthesis.selector import select_threads
+from crowdsift.pipeline.synthesis.task import AnswerTask
+from crowdsift.sources.models import EvidenceItem
 from crowdsift.testing.factories import make_post
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)

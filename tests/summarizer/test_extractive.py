@@ -5,14 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from crowdsift.core.models import FetchResult, Post
+from crowdsift.core.text import split_sentences
 from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
-from crowdsift.models import FetchResult, Post
-from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.extractive import candidates_of, is_caution, items_of, local_answer
-from crowdsift.summarizer.models import SummarizeRequest, SummarizeResult
-from crowdsift.summarizer.sections import Limits
-from crowdsift.text import split_sentences
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.extractive import (
+    candidates_of,
+    is_caution,
+    items_of,
+    local_answer,
+)
+from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResult
+from crowdsift.pipeline.synthesis.sections import Limits
 from tests.support.answers import summarize_fetch
 
 _CITED_PIECE = re.compile(r"(.+?) \[((?:post|comment):[A-Za-z0-9_-]+)\]")
@@ -147,8 +152,8 @@ def test_split_sentences_handles_abbreviations_lower_case_and_no_punctuation() -
 def test_candidates_drop_short_fragments_questions_links_and_repeats(
     make_post: Callable[..., Post], make_fetch: Callable[..., FetchResult]
 ) -> None:
-    from crowdsift.summarizer.config import SelectorConfig
-    from crowdsift.summarizer.selector import select_evidence
+    from crowdsift.pipeline.synthesis.config import SelectorConfig
+    from crowdsift.pipeline.synthesis.selector import select_evidence
 
     post = make_post(
         "a1",

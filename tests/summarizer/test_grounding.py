@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.grounding import ground as ground_answer
-from crowdsift.summarizer.models import AnswerDraft, SourceRef, SummarizeRequest, SummarizeResult
-from crowdsift.text import truncate_at_sentence, url_key
+from crowdsift.core.text import truncate_at_sentence, url_key
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.grounding import ground as ground_answer
+from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
+    SourceRef,
+    SummarizeRequest,
+    SummarizeResult,
+)
 
 CONFIG = SummarizerConfig()
 BAT1 = "https://www.reddit.com/r/gadgets/comments/bat1/some_title/"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.sidecar.models import (
+from crowdsift.pipeline.reddit.models import (
     DraftClaim,
     DraftPivot,
     DraftRow,
@@ -18,11 +18,11 @@ from crowdsift.sidecar.models import (
     SidecarSynthesis,
     ThreadComment,
 )
-from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
-from crowdsift.summarizer.evidence import EvidenceIndex
-from crowdsift.summarizer.grounding import ground
-from crowdsift.summarizer.models import AnswerDraft
-from crowdsift.summarizer.selector import select_threads
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.evidence import EvidenceIndex
+from crowdsift.pipeline.synthesis.grounding import ground
+from crowdsift.pipeline.synthesis.models import AnswerDraft
+from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.testing.factories import make_post
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)

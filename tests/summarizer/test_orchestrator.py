@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.errors import ConfigError, EngineTransportError
+from crowdsift.core.log import configure_logging
+from crowdsift.core.models import FetchResult, Post
 from crowdsift.engines.base import Task
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.errors import ConfigError, EngineTransportError
-from crowdsift.log import configure_logging
-from crowdsift.models import FetchResult, Post
-from crowdsift.summarizer.config import SummarizerConfig
-from crowdsift.summarizer.models import SummarizeResult
-from crowdsift.summarizer.task import AnswerTask
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.models import SummarizeResult
+from crowdsift.pipeline.synthesis.task import AnswerTask
 from tests.support.answers import summarize_fetch
 
 BAT1 = "https://www.reddit.com/r/gadgets/comments/bat1/some_title/"

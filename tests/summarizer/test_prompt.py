@@ -7,14 +7,14 @@ from collections.abc import Callable
 
 import pytest
 
+from crowdsift.core.errors import ConfigError, EngineOutputError
+from crowdsift.core.models import FetchResult, Post
 from crowdsift.engines.base import FENCE_NOTE
-from crowdsift.errors import ConfigError, EngineOutputError
-from crowdsift.models import FetchResult, Post
-from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
-from crowdsift.summarizer.models import AnswerDraft, SummarizeRequest
-from crowdsift.summarizer.prompt import PROMPT_VERSIONS, build_messages
-from crowdsift.summarizer.selector import select_evidence
-from crowdsift.summarizer.task import AnswerTask
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
+from crowdsift.pipeline.synthesis.prompt import PROMPT_VERSIONS, build_messages
+from crowdsift.pipeline.synthesis.selector import select_evidence
+from crowdsift.pipeline.synthesis.task import AnswerTask
 
 CONFIG = SummarizerConfig(summary_char_budget=777, max_highlights=4, max_cautions=2)
 

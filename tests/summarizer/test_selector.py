@@ -7,10 +7,10 @@ from collections.abc import Callable
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crowdsift.models import FetchResult, Post
-from crowdsift.summarizer.config import SelectorConfig
-from crowdsift.summarizer.selector import select_evidence
-from crowdsift.text import truncate_words
+from crowdsift.core.models import FetchResult, Post
+from crowdsift.core.text import truncate_words
+from crowdsift.pipeline.synthesis.config import SelectorConfig
+from crowdsift.pipeline.synthesis.selector import select_evidence
 
 MakePost = Callable[..., Post]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crowdsift.summarizer.specifics import (
+from crowdsift.pipeline.synthesis.specifics import (
     dissent_marker,
     find_pivots,
     find_specifics,

@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from crowdsift.core.models import FetchResult
 from crowdsift.engines.base import Engine
-from crowdsift.models import FetchResult
+from crowdsift.pipeline.synthesis.answer import answer_request
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.models import SummarizeResult
+from crowdsift.pipeline.synthesis.prompt import get_template
+from crowdsift.pipeline.synthesis.selector import select_evidence
 from crowdsift.sources.models import EvidenceItem
-from crowdsift.summarizer.answer import answer_request
-from crowdsift.summarizer.config import SelectorConfig, SummarizerConfig
-from crowdsift.summarizer.models import SummarizeResult
-from crowdsift.summarizer.prompt import get_template
-from crowdsift.summarizer.selector import select_evidence
 
 
 def summarize_fetch(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crowdsift.reddit.sources.base import RawThing
+from crowdsift.core.source import RawThing
 from crowdsift.testing.factories import raw_comment, raw_post
 
 

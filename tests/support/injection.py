@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from crowdsift.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
-from crowdsift.reddit.sources.base import RawThing
+from crowdsift.core.source import RawThing
+from crowdsift.sources.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
 from crowdsift.sources.models import EvidenceComment, EvidenceItem
 from crowdsift.testing.factories import raw_comment, raw_post
 

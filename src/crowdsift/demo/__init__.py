@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crowdsift.errors import ArchiveError
+from crowdsift.core.errors import ArchiveError
 
 SUBMISSIONS_FILE = "RS_demo.ndjson.zst"
 COMMENTS_FILE = "RC_demo.ndjson.zst"

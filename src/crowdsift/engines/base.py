@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from crowdsift.errors import EngineOutputError
+from crowdsift.core.errors import EngineOutputError
 
 if TYPE_CHECKING:
     from crowdsift.engines.embedding import Embedder

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from crowdsift.errors import ConfigError
+from crowdsift.core.errors import ConfigError
 
 Vectors = npt.NDArray[np.float32]
 

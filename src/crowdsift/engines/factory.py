@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
 from crowdsift.engines.base import Engine
 
 EngineChoice = Literal["local", "openai"]

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from crowdsift.core.errors import EngineOutputError
 from crowdsift.engines.base import ChatMessage, OutT, Task
-from crowdsift.errors import EngineOutputError
 
 RAW_LIMIT = 500  # characters of a bad reply kept on an EngineOutputError
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.log import get_logger
+from crowdsift.core.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 from crowdsift.engines.base import (
     EngineName,
     EngineReply,
@@ -20,8 +22,6 @@ from crowdsift.engines.base import (
     local_usage,
 )
 from crowdsift.engines.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
-from crowdsift.log import get_logger
-from crowdsift.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 
 log = get_logger(__name__)
 

@@ -29,7 +29,10 @@ from openai.types.chat.completion_create_params import ResponseFormat
 from openai.types.shared_params import ResponseFormatJSONObject, ResponseFormatJSONSchema
 from openai.types.shared_params.response_format_json_schema import JSONSchema
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import EngineConfigError, EngineOutputError
+from crowdsift.core.log import get_logger, register_secrets
+from crowdsift.core.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 from crowdsift.engines.base import (
     ChatMessage,
     EngineName,
@@ -56,9 +59,6 @@ from crowdsift.engines.openai_retry import (
     safe_url,
 )
 from crowdsift.engines.prices import PriceTable, price_table_from_settings, priced_call
-from crowdsift.errors import EngineConfigError, EngineOutputError
-from crowdsift.log import get_logger, register_secrets
-from crowdsift.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 
 if TYPE_CHECKING:
     import httpx

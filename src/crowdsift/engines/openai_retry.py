@@ -23,8 +23,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from crowdsift.errors import EngineConfigError, EngineError, EngineTransportError
-from crowdsift.log import redact_text
+from crowdsift.core.errors import EngineConfigError, EngineError, EngineTransportError
+from crowdsift.core.log import redact_text
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 KEY_VARIABLE = "CROWDSIFT_LLM_API_KEY"

@@ -16,9 +16,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import ConfigError
 from crowdsift.engines.base import CallUsage, Usage
-from crowdsift.errors import ConfigError
 
 BUNDLED_NAME = "prices.yaml"
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from crowdsift.core.errors import BudgetExceededError, EngineError, EngineOutputError
+from crowdsift.core.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 from crowdsift.engines.base import Engine, EngineName, EngineReply, OutT, Task, Usage
 from crowdsift.engines.prices import PriceTable, priced_call
-from crowdsift.errors import BudgetExceededError, EngineError, EngineOutputError
-from crowdsift.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 
 
 class ScriptedEngine:

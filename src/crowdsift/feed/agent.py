@@ -20,8 +20,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from crowdsift.core.errors import EngineOutputError
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage
-from crowdsift.errors import EngineOutputError
 from crowdsift.feed.formatting import FeedItem, parse_feed
 
 Action = Literal["like", "comment", "share", "skip"]

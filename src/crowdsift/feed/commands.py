@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from crowdsift.config import Settings
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import CrowdsiftError
+from crowdsift.core.models import Post
 from crowdsift.engines.factory import EngineChoice, build_engine
-from crowdsift.errors import CrowdsiftError
 from crowdsift.feed.retriever import FeedMode, FeedRetriever
 from crowdsift.feed.simulation import (
     ActionRecord,
@@ -26,7 +27,6 @@ from crowdsift.feed.simulation import (
     load_agents,
     run_simulation,
 )
-from crowdsift.models import Post
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -148,8 +148,8 @@ def _posts_to_index(
     if fetch_result is not None:
         posts = posts_from_fetch_result(fetch_result)
         return posts, len(posts), str(fetch_result)
-    from crowdsift.archive.paths import resolve_archive_path
-    from crowdsift.reddit.filtering import FilterConfig
+    from crowdsift.pipeline.fetch.filtering import FilterConfig
+    from crowdsift.sources.archive.paths import resolve_archive_path
 
     path, is_demo = resolve_archive_path(settings, archive)
     stream = iter_archive_posts(

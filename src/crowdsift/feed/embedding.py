@@ -14,8 +14,8 @@ from typing import Any, Literal
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from crowdsift.core.errors import ConfigError
 from crowdsift.engines.embedding import Embedder, HashingEmbedder, SentenceTransformerEmbedder
-from crowdsift.errors import ConfigError
 
 EmbedderKind = Literal["minilm", "hashing"]
 EF_NAME = "crowdsift"

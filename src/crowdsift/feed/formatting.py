@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from crowdsift.citations import ID
+from crowdsift.core.citations import ID
+from crowdsift.core.models import Post
 from crowdsift.engines.base import fence
-from crowdsift.models import Post
 
 EXCERPT_CHARS = 280
 _HEADER = re.compile(rf"^(\d+)\. \[post:({ID})\] r/(\S*) · (-?\d+) karma$")

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from pydantic import ValidationError
 
+from crowdsift.core.log import get_logger
+from crowdsift.core.models import Post
 from crowdsift.feed.slots import SlotTable, slot_id
-from crowdsift.log import get_logger
-from crowdsift.models import Post
 
 if TYPE_CHECKING:
     from chromadb.api.models.Collection import Collection

@@ -19,12 +19,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from crowdsift.core.errors import ConfigError
+from crowdsift.core.models import Post
 from crowdsift.engines.base import Engine
-from crowdsift.errors import ConfigError
 from crowdsift.feed.agent import Action, Decision, SocialAgent
 from crowdsift.feed.formatting import format_feed_for_prompt
 from crowdsift.feed.retriever import FeedMode, FeedRetriever
-from crowdsift.models import Post
 
 SimulationMode = Literal["preference", "random", "mixed"]
 

@@ -17,12 +17,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from crowdsift.archive.db import open_readonly
-from crowdsift.archive.normalise import normalise_post
-from crowdsift.archive.search import top_level_comments
-from crowdsift.errors import ArchiveError, ConfigError
-from crowdsift.models import FetchResult, Post
-from crowdsift.reddit.filtering import (
+from crowdsift.core.errors import ArchiveError, ConfigError
+from crowdsift.core.models import FetchResult, Post
+from crowdsift.core.source import RawThing
+from crowdsift.core.text import clean_text
+from crowdsift.pipeline.fetch.filtering import (
     FilterConfig,
     ScreenedPost,
     author_pseudonym,
@@ -30,10 +29,11 @@ from crowdsift.reddit.filtering import (
     filter_comments,
     raw_id,
 )
-from crowdsift.reddit.sources.base import RawThing
-from crowdsift.reddit.validation import veto_post
-from crowdsift.relevance import RelevanceResult
-from crowdsift.text import clean_text
+from crowdsift.pipeline.fetch.relevance import RelevanceResult
+from crowdsift.sources.archive.db import open_readonly
+from crowdsift.sources.archive.normalise import normalise_post
+from crowdsift.sources.archive.search import top_level_comments
+from crowdsift.sources.reddit.validation import veto_post
 
 
 def posts_from_fetch_result(path: Path) -> list[Post]:

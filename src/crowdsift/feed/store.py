@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from crowdsift.config import Settings
-from crowdsift.errors import ConfigError, StoreError
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import ConfigError, StoreError
 from crowdsift.feed.embedding import CrowdsiftEmbeddingFunction
 from crowdsift.feed.slots import SUFFIX as SLOTS_SUFFIX
 

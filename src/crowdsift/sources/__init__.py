@@ -1,2 +1,4 @@
-"""Sources beyond Reddit (YouTube, Amazon): each yields ``EvidenceItem``s behind the seed-002
-relevance gate, so the summarizer can cite them beside Reddit threads."""
+"""Sources: Reddit (API, Arctic Shift, the local archive), expert channel archives, YouTube, Amazon.
+
+Each source turns a request into raw items; the pipeline screens them. Sources import core, engines
+and http only."""

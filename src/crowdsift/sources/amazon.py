@@ -27,19 +27,17 @@ import httpx
 from tenacity import RetryCallState
 
 from crowdsift import __version__
-from crowdsift.config import Settings, get_settings
-from crowdsift.engines.base import Engine
-from crowdsift.errors import (
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import (
     AuthError,
     ConfigError,
-    CrowdsiftError,
     HttpStatusError,
     TransportError,
 )
-from crowdsift.httpjson import json_or_none
-from crowdsift.log import get_logger, redact_text, register_secrets
-from crowdsift.reddit.sources.base import SourceStats
-from crowdsift.reddit.transport.retry import (
+from crowdsift.core.log import get_logger, register_secrets
+from crowdsift.core.source import SourceStats
+from crowdsift.http.json_body import json_or_none
+from crowdsift.http.retry import (
     RetryableResponse,
     RetryBudget,
     RetryPolicy,
@@ -54,8 +52,7 @@ from crowdsift.sources.amazon_items import (
     marketplace_host,
     parse_search_result,
 )
-from crowdsift.sources.gated import gated_source_fetch
-from crowdsift.sources.models import EvidenceItem, SourceFetch
+from crowdsift.sources.models import EvidenceItem
 
 log = get_logger(__name__)
 
@@ -333,61 +330,3 @@ def build_amazon_source(
         log.info("amazon_source_skipped", notice=skip_notice(missing))
         return None
     return AmazonSource.from_settings(settings, http_client=http_client, clock=clock, sleep=sleep)
-
-
-async def fetch_amazon_tool(
-    query: str,
-    *,
-    engine: Engine,
-    settings: Settings | None = None,
-    source: AmazonSource | None = None,
-) -> SourceFetch:
-    """Seed 002's gated fetch of Amazon products; never raises.
-
-    A given ``source`` is used and left open; otherwise one is built from ``settings`` (the
-    process settings by default) and closed afterwards.
-    """
-    owned: AmazonSource | None = None
-    if source is None:
-        settings = settings if settings is not None else get_settings()
-        missing = missing_amazon_settings(settings)
-        if missing:
-            return SourceFetch(kind="amazon", query=query, skipped=skip_notice(missing))
-        try:
-            source = owned = AmazonSource.from_settings(settings)
-        except CrowdsiftError as exc:
-            return _failed(query, exc)
-    try:
-        return await _gated(query, source, engine)
-    finally:
-        if owned is not None:
-            owned.close()
-
-
-async def _gated(query: str, source: AmazonSource, engine: Engine) -> SourceFetch:
-    """The gated fetch; a failed *refetch* keeps the first page rather than losing it."""
-    errors: list[str] = []
-    first: list[EvidenceItem] | None = None
-
-    def fetch(text: str, limit: int) -> list[EvidenceItem]:
-        nonlocal first
-        if first is None:
-            first = source.search(text, limit)
-            return first
-        try:
-            return source.search(text, limit)
-        except CrowdsiftError as exc:
-            log.warning("amazon_refetch_failed", error=str(exc))
-            errors.append(redact_text(str(exc)))
-            return first
-
-    try:
-        result = await gated_source_fetch(query, kind="amazon", fetch=fetch, engine=engine)
-    except CrowdsiftError as exc:
-        return _failed(query, exc)
-    return result.model_copy(update={"errors": errors}) if errors else result
-
-
-def _failed(query: str, exc: CrowdsiftError) -> SourceFetch:
-    log.warning("amazon_fetch_failed", error=str(exc))
-    return SourceFetch(kind="amazon", query=query, errors=[redact_text(str(exc))])

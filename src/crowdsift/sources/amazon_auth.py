@@ -23,9 +23,9 @@ from collections.abc import Callable, Generator
 
 import httpx
 
-from crowdsift.errors import AuthError, ConfigError
-from crowdsift.httpjson import json_or_none, positive_seconds
-from crowdsift.log import get_logger, register_secrets
+from crowdsift.core.errors import AuthError, ConfigError
+from crowdsift.core.log import get_logger, register_secrets
+from crowdsift.http.json_body import json_or_none, positive_seconds
 
 log = get_logger(__name__)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from crowdsift.errors import ConfigError, ResponseError
-from crowdsift.log import get_logger
+from crowdsift.core.errors import ConfigError, ResponseError
+from crowdsift.core.log import get_logger
 from crowdsift.sources.models import EvidenceItem
 
 log = get_logger(__name__)

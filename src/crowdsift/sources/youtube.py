@@ -17,25 +17,22 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import partial
 from types import TracebackType
 from typing import Any
 
 import httpx
 
-from crowdsift.config import Settings, get_settings
-from crowdsift.engines.base import Engine
-from crowdsift.errors import (
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import (
     ConfigError,
     CrowdsiftError,
     HttpStatusError,
     RetryBudgetExceededError,
     SourceError,
 )
-from crowdsift.log import get_logger, redact_text, register_secrets
-from crowdsift.reddit.transport.http import HttpTransport, OwnsClient
-from crowdsift.sources.gated import INITIAL_LIMIT, MIN_YIELD, gated_source_fetch
-from crowdsift.sources.models import EvidenceComment, EvidenceItem, SourceFetch
+from crowdsift.core.log import get_logger, redact_text, register_secrets
+from crowdsift.http.transport import HttpTransport, OwnsClient
+from crowdsift.sources.models import EvidenceComment, EvidenceItem
 from crowdsift.sources.youtube_api import (
     MAX_COMMENT_RESULTS,
     MAX_SEARCH_RESULTS,
@@ -58,7 +55,6 @@ __all__ = [
     "YouTubeQuotaError",
     "YouTubeSource",
     "build_youtube_source",
-    "fetch_youtube_tool",
 ]
 
 log = get_logger(__name__)
@@ -267,62 +263,3 @@ def build_youtube_source(settings: Settings, **kwargs: Any) -> YouTubeSource | N
     if key is None or not key.get_secret_value():
         return None
     return YouTubeSource.from_settings(settings, **kwargs)
-
-
-async def fetch_youtube_tool(
-    query: str,
-    *,
-    engine: Engine,
-    settings: Settings | None = None,
-    source: YouTubeSource | None = None,
-    comments_per_video: int = 5,
-) -> SourceFetch:
-    """Seed 002's gated fetch over YouTube; never raises for a source problem.
-
-    No key → ``skipped`` (one line naming YOUTUBE_API_KEY); a source error after retries →
-    ``errors=[message]``, so the research run goes on with its other sources. A source built
-    here is closed here; an injected one belongs to the caller.
-    """
-    if source is None:
-        settings = settings if settings is not None else get_settings()
-        try:
-            built = build_youtube_source(settings)
-        except CrowdsiftError as exc:
-            return _failed(query, exc, _secret(settings))
-        if built is None:
-            log.info("source_skipped", source="youtube", reason=SKIP_NOTICE)
-            return SourceFetch(kind="youtube", query=query, skipped=SKIP_NOTICE)
-        with built:
-            return await fetch_youtube_tool(
-                query,
-                engine=engine,
-                settings=settings,
-                source=built,
-                comments_per_video=comments_per_video,
-            )
-    initial = settings.gate_initial_limit if settings is not None else INITIAL_LIMIT
-    min_yield = settings.gate_min_yield if settings is not None else MIN_YIELD
-    try:
-        return await gated_source_fetch(
-            query,
-            kind="youtube",
-            fetch=partial(source.search, comments_per_video=comments_per_video),
-            engine=engine,
-            initial_limit=initial,
-            min_yield=min_yield,
-        )
-    except CrowdsiftError as exc:
-        return _failed(query, exc, source._key)
-
-
-def _secret(settings: Settings) -> str:
-    key = settings.youtube_api_key
-    return key.get_secret_value() if key is not None else ""
-
-
-def _failed(query: str, exc: CrowdsiftError, key: str) -> SourceFetch:
-    message = redact_text(str(exc))
-    if key:
-        message = message.replace(key, "***")
-    log.warning("source_failed", source="youtube", error=message)
-    return SourceFetch(kind="youtube", query=query, errors=[message])

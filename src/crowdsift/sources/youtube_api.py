@@ -22,9 +22,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import httpx
 from pydantic import HttpUrl
 
-from crowdsift.errors import AuthError, HttpStatusError, ResponseError, SourceError
-from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.reddit.transport.retry import RetryableResponse, parse_retry_after
+from crowdsift.core.errors import AuthError, HttpStatusError, ResponseError, SourceError
+from crowdsift.http.retry import RetryableResponse, parse_retry_after
+from crowdsift.http.transport import HttpTransport
 from crowdsift.sources.models import EvidenceComment, EvidenceItem
 
 WATCH_URL = "https://www.youtube.com/watch?v="

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from crowdsift.experts.models import (
+from crowdsift.sources.experts.models import (
     DriftGroup,
     Expert,
     ExpertComment,

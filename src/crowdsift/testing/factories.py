@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from crowdsift.models import Comment, Post
-from crowdsift.reddit.permalink import slugify_title
-from crowdsift.reddit.sources.base import RawThing
+from crowdsift.core.models import Comment, Post
+from crowdsift.core.source import RawThing
+from crowdsift.sources.reddit.permalink import slugify_title
 
 
 def raw_post(post_id: str = "abc123", **overrides: Any) -> RawThing:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from crowdsift.config import SearchSort, SourceName, TimeFilter
-from crowdsift.errors import SourceError, SubredditUnavailableError
-from crowdsift.reddit.sources.base import RawThing, SearchPage, SourceStats
-from crowdsift.reddit.threads import comment_tree
+from crowdsift.core.config import SearchSort, SourceName, TimeFilter
+from crowdsift.core.errors import SourceError, SubredditUnavailableError
+from crowdsift.core.source import RawThing, SearchPage, SourceStats
+from crowdsift.sources.reddit.threads import comment_tree
 
 
 @dataclass

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from crowdsift.config import Settings
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.core.config import Settings
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from tests.support.reddit_server import RedditProtocolServer
 
 REDDIT_API_CLIENT_ID = "source-client"

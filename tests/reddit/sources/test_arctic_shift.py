@@ -11,18 +11,18 @@ from typing import Any
 import httpx
 import pytest
 
-from crowdsift.config import Settings
-from crowdsift.errors import (
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import (
     ResponseError,
     RetryBudgetExceededError,
     TransportError,
 )
-from crowdsift.models import PERMALINK_RE
-from crowdsift.reddit.pagination import paginate_search
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource, TimeCursor
-from crowdsift.reddit.sources.base import RedditSource
-from crowdsift.reddit.transport.http import HttpTransport
-from crowdsift.reddit.transport.retry import RetryBudget
+from crowdsift.core.models import PERMALINK_RE
+from crowdsift.core.source import RedditSource
+from crowdsift.http.retry import RetryBudget
+from crowdsift.http.transport import HttpTransport
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource, TimeCursor
+from crowdsift.sources.reddit.pagination import paginate_search
 from tests.support.arctic_shift_server import ArcticShiftServer
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)

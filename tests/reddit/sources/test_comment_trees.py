@@ -14,15 +14,20 @@ from typing import Any
 import httpx
 import pytest
 
-from crowdsift.archive.importer import import_files
-from crowdsift.errors import ResponseError, SourceError, SubredditUnavailableError, TransportError
-from crowdsift.reddit.pagination import paginate_search
-from crowdsift.reddit.sources.archive import ArchiveSource
-from crowdsift.reddit.sources.arctic_shift import ArcticShiftSource
-from crowdsift.reddit.sources.base import RedditSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
-from crowdsift.reddit.threads import comment_tree
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.core.errors import (
+    ResponseError,
+    SourceError,
+    SubredditUnavailableError,
+    TransportError,
+)
+from crowdsift.core.source import RedditSource
+from crowdsift.http.transport import HttpTransport
+from crowdsift.sources.archive.importer import import_files
+from crowdsift.sources.archive.source import ArchiveSource
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.pagination import paginate_search
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
+from crowdsift.sources.reddit.threads import comment_tree
 from crowdsift.testing.memory_source import MemorySource
 from tests.support.arctic_shift_server import ArcticShiftServer
 from tests.support.reddit_listings import listing

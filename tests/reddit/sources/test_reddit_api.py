@@ -9,8 +9,8 @@ import httpx
 import pytest
 import structlog
 
-from crowdsift.config import Settings
-from crowdsift.errors import (
+from crowdsift.core.config import Settings
+from crowdsift.core.errors import (
     AuthError,
     ConfigError,
     ResponseError,
@@ -18,10 +18,10 @@ from crowdsift.errors import (
     SubredditUnavailableError,
     TransportError,
 )
-from crowdsift.log import configure_logging
-from crowdsift.reddit.pagination import paginate_search
-from crowdsift.reddit.sources.base import RedditSource
-from crowdsift.reddit.sources.reddit_api import RedditApiSource
+from crowdsift.core.log import configure_logging
+from crowdsift.core.source import RedditSource
+from crowdsift.sources.reddit.pagination import paginate_search
+from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from tests.support.reddit_listings import listing
 
 SEARCH = "/r/ducks/search"

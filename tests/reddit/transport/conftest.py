@@ -9,8 +9,8 @@ import httpx
 import pytest
 import structlog
 
-from crowdsift.log import configure_logging
-from crowdsift.reddit.transport.auth import RedditOAuth
+from crowdsift.core.log import configure_logging
+from crowdsift.http.auth import RedditOAuth
 from tests.support.reddit_server import RedditProtocolServer
 
 CLIENT_ID = "transport-client"

@@ -7,8 +7,8 @@ import threading
 import httpx
 import pytest
 
-from crowdsift.errors import AuthError
-from crowdsift.reddit.transport.http import HttpTransport
+from crowdsift.core.errors import AuthError
+from crowdsift.http.transport import HttpTransport
 from tests.support.reddit_server import RedditProtocolServer
 
 SEARCH = "/r/python/search"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from crowdsift.errors import HttpStatusError, RetryBudgetExceededError, TransportError
-from crowdsift.reddit.transport.http import HttpTransport, safe_params
-from crowdsift.reddit.transport.ratelimit import RateLimiter
-from crowdsift.reddit.transport.retry import RetryBudget
+from crowdsift.core.errors import HttpStatusError, RetryBudgetExceededError, TransportError
+from crowdsift.http.ratelimit import RateLimiter
+from crowdsift.http.retry import RetryBudget
+from crowdsift.http.transport import HttpTransport, safe_params
 
 SEARCH = "/r/python/search"
 QUERY = {"q": "ducks", "limit": 2}

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from crowdsift.reddit.transport.ratelimit import RateLimiter
+from crowdsift.http.ratelimit import RateLimiter
 
 
 def headers(remaining: str, used: str, reset: str) -> dict[str, str]:

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from tenacity import RetryCallState, Retrying
 
-from crowdsift.errors import RetryBudgetExceededError
-from crowdsift.reddit.transport.retry import (
+from crowdsift.core.errors import RetryBudgetExceededError
+from crowdsift.http.retry import (
     RetryableResponse,
     RetryBudget,
     RetryPolicy,

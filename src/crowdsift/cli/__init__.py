@@ -1,0 +1,1 @@
+"""The ``crowdsift`` command (typer) and terminal rendering."""

@@ -1,0 +1,243 @@
+"""``crowdsift archive``: import dumps into a local archive and see what it holds.
+
+Mounted by the main CLI as a sub-app. Output is for people (a table) unless ``--json``; a
+progress bar appears only on a terminal. Exit status: 1 when a file could not be read (the
+others are still imported) or the archive cannot be used, 0 otherwise (bad lines are
+reported, not fatal).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, cast
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from crowdsift.core.config import SourceName, get_settings
+from crowdsift.core.errors import CrowdsiftError
+from crowdsift.sources.archive.importer import ImportProgress, ImportReport, import_files
+from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
+from crowdsift.sources.archive.stats import archive_stats
+
+app = typer.Typer(
+    help=(
+        "Build and inspect a local Reddit archive (SQLite + full-text search) from "
+        "Pushshift / Arctic Shift dumps or saved Reddit API JSON, for `--source archive`."
+    ),
+    no_args_is_help=True,
+)
+
+ArchiveOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--archive",
+        dir_okay=False,
+        help="Archive file. Default: CROWDSIFT_ARCHIVE, else <data dir>/archive.sqlite.",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+@app.command("import")
+def import_command(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Dump files (RS_*/RC_* NDJSON, plain or .zst/.gz/.bz2/.xz) or saved API .json."
+        ),
+    ],
+    archive: ArchiveOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Import dump files into the archive (re-importing the same files changes nothing)."""
+    target = archive if archive is not None else default_archive_path(get_settings())
+    console = Console()
+    try:
+        if console.is_terminal and not as_json:
+            report = _import_with_bar(files, target, console)
+        else:
+            report = import_files(files, target)
+    except CrowdsiftError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+    else:
+        console.print(_report_table(report))
+        _print_bad_lines(report)
+    if report.rehashed:
+        typer.echo(_rehashed_note(report.rehashed, report.archive), err=True)
+    for file in report.files:
+        if file.error:
+            typer.echo(f"error: {file.error}", err=True)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("stats")
+def stats_command(archive: ArchiveOption = None, as_json: JsonOption = False) -> None:
+    """Posts, comments and date range per subreddit in the archive."""
+    try:
+        path, is_demo = resolve_archive_path(get_settings(), archive)
+        rows = archive_stats(path)
+    except CrowdsiftError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        payload = {
+            "archive": str(path),
+            "demo": is_demo,
+            "subreddits": [row.model_dump(mode="json") for row in rows],
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    title = Text(f"{path}{' (bundled demo)' if is_demo else ''}")
+    table = Table(title=title, title_justify="left")
+    for column in ("subreddit", "posts", "comments", "first", "last"):
+        table.add_column(column, justify="right" if column in ("posts", "comments") else "left")
+    for row in rows:
+        first = row.first_created.date().isoformat() if row.first_created else "-"
+        last = row.last_created.date().isoformat() if row.last_created else "-"
+        table.add_row(row.subreddit, f"{row.posts:,}", f"{row.comments:,}", first, last)
+    Console().print(table)
+    if not rows:
+        typer.echo("the archive is empty; add dumps with `crowdsift archive import FILE...`")
+
+
+@app.command("purge-deleted")
+def purge_deleted_command(
+    archive: ArchiveOption = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="Where to re-check: reddit-api | arctic-shift. Default: reddit-api when "
+            "REDDIT_CLIENT_ID/SECRET are set, else arctic-shift (which knows fewer removals).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would be purged; change nothing.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Re-check stored posts at the source; purge deleted/removed ones everywhere.
+
+    Everywhere: the archive (posts and their comments), the comment store and the feed index.
+    Safe to interrupt and re-run.
+    """
+    from crowdsift.service.purge import Verdict, run_purge
+
+    if source not in (None, "reddit-api", "arctic-shift"):
+        typer.echo(f"error: --source {source!r}: use reddit-api or arctic-shift", err=True)
+        raise typer.Exit(2)
+    chosen = cast("SourceName | None", source)
+    try:
+        report = run_purge(get_settings(), archive=archive, source=chosen, dry_run=dry_run)
+    except CrowdsiftError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if report.rehashed:
+        typer.echo(_rehashed_note(report.rehashed, report.archive or ""), err=True)
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    for post in report.posts:
+        where = f" (r/{post.subreddit})" if post.subreddit else ""
+        typer.echo(f"{'would purge' if dry_run else 'purged'} {post.id}{where}: {post.verdict}")
+    counts = ", ".join(f"{report.verdicts[v]:,} {v}" for v in Verdict if v in report.verdicts)
+    typer.echo(f"checked {report.checked:,} posts at {report.source}: {counts or 'none stored'}")
+    if report.missing_kept:
+        typer.echo(f"kept {report.missing_kept:,} posts {report.source} does not hold")
+    if dry_run:
+        typer.echo(f"dry run: {len(report.posts):,} posts would be purged; nothing was changed")
+        return
+    typer.echo(
+        f"purged {len(report.posts):,} posts: archive {report.archive_posts:,} posts and "
+        f"{report.archive_comments:,} comments, comment store {report.comment_store_rows:,} "
+        f"comments, feed index {report.index_posts:,} posts"
+    )
+
+
+def _rehashed_note(rows: int, archive: str) -> str:
+    return (
+        f"note: usernames in {rows:,} rows of {archive} were replaced by salted hashes "
+        "(CROWDSIFT_KEEP_USERNAMES=1 keeps them)"
+    )
+
+
+@dataclass
+class _BarState:
+    """Bytes of the files already finished, so the bar spans all files."""
+
+    file: str = ""
+    done: int = 0
+    size: int = 0
+
+
+def _import_with_bar(files: list[Path], target: Path, console: Console) -> ImportReport:
+    """Import with one bar over the total bytes of all files on disk."""
+    total = sum(p.stat().st_size for p in files if p.is_file())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("importing", total=total)
+        state = _BarState()
+
+        def on_progress(event: ImportProgress) -> None:
+            if event.file != state.file:
+                state.done += state.size
+                state.file = event.file
+            state.size = event.total_bytes
+            bar.update(
+                task,
+                completed=state.done + event.bytes_read,
+                description=f"{Path(event.file).name}: {event.records:,} records",
+            )
+
+        return import_files(files, target, progress=on_progress)
+
+
+def _report_table(report: ImportReport) -> Table:
+    table = Table(
+        title=Text(f"imported into {report.archive} in {report.elapsed_seconds:.1f}s"),
+        title_justify="left",
+    )
+    table.add_column("file")
+    for column in ("lines", "posts", "comments", "skipped", "bad"):
+        table.add_column(column, justify="right")
+    table.add_column("status")
+    for f in report.files:
+        status = "unreadable" if f.error and not f.lines else "partial" if f.error else "ok"
+        counts = (f.lines, f.posts, f.comments, f.skipped, f.bad_lines)
+        table.add_row(Text(Path(f.path).name), *(f"{n:,}" for n in counts), status)
+    totals = (report.lines, report.posts, report.comments, report.skipped, report.bad_lines)
+    table.add_row("total", *(f"{n:,}" for n in totals), "", style="bold")
+    return table
+
+
+def _print_bad_lines(report: ImportReport) -> None:
+    """``file:line: reason`` for the first bad lines of each file (plain, never markup)."""
+    for f in report.files:
+        for bad in f.first_bad_lines:
+            typer.echo(f"{f.path}:{bad.line_no}: {bad.reason}", err=True)
+        hidden = f.bad_lines - len(f.first_bad_lines)
+        if hidden > 0:
+            typer.echo(f"{f.path}: … and {hidden:,} more bad lines", err=True)

@@ -1,0 +1,468 @@
+"""Settings: every threshold, limit, URL and credential in one place, read from the environment.
+
+Names are the interface users and other tools rely on (README lists them all). Reddit's and
+Arctic Shift's variables keep their conventional un-prefixed names; everything of crowdsift's
+own is prefixed ``CROWDSIFT_``. Secrets are ``SecretStr`` so they never print by accident.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
+
+import annotated_types
+import platformdirs
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from crowdsift.core.errors import ConfigError
+
+SourceName = Literal["reddit-api", "arctic-shift", "archive"]
+SearchSort = Literal["relevance", "new", "top", "hot", "comments"]
+TimeFilter = Literal["hour", "day", "week", "month", "year", "all"]
+
+
+def _env(name: str) -> AliasChoices:
+    """Accept the documented env var name and the python field name (for constructor use)."""
+    return AliasChoices(name, name.lower().removeprefix("crowdsift_"))
+
+
+class Settings(BaseSettings):
+    """crowdsift's configuration. Construct directly in tests; use get_settings() elsewhere."""
+
+    model_config = SettingsConfigDict(
+        env_file=None, extra="ignore", populate_by_name=True, case_sensitive=False
+    )
+
+    # --- Reddit OAuth API -------------------------------------------------------------
+    reddit_client_id: str | None = Field(None, validation_alias=_env("REDDIT_CLIENT_ID"))
+    reddit_client_secret: SecretStr | None = Field(
+        None, validation_alias=_env("REDDIT_CLIENT_SECRET")
+    )
+    reddit_user_agent: str = Field(
+        "python:crowdsift:0.1.0 (by /u/crowdsift-user)",
+        validation_alias=_env("REDDIT_USER_AGENT"),
+    )
+    reddit_username: str | None = Field(None, validation_alias=_env("REDDIT_USERNAME"))
+    reddit_password: SecretStr | None = Field(None, validation_alias=_env("REDDIT_PASSWORD"))
+    reddit_api_base_url: str = Field(
+        "https://oauth.reddit.com", validation_alias=_env("REDDIT_API_BASE_URL")
+    )
+    reddit_auth_url: str = Field(
+        "https://www.reddit.com/api/v1/access_token", validation_alias=_env("REDDIT_AUTH_URL")
+    )
+
+    # --- Arctic Shift ---------------------------------------------------------------------
+    arctic_shift_base_url: str = Field(
+        "https://arctic-shift.photon-reddit.com", validation_alias=_env("ARCTIC_SHIFT_BASE_URL")
+    )
+
+    # --- Where things live ----------------------------------------------------------------
+    home: Path | None = Field(None, validation_alias=_env("CROWDSIFT_HOME"))
+    database_url: str | None = Field(None, validation_alias=_env("CROWDSIFT_DATABASE_URL"))
+    archive_path: Path | None = Field(None, validation_alias=_env("CROWDSIFT_ARCHIVE"))
+    source: SourceName | None = Field(None, validation_alias=_env("CROWDSIFT_SOURCE"))
+    log_level: str = Field("WARNING", validation_alias=_env("CROWDSIFT_LOG_LEVEL"))
+    import_workers: int | None = Field(
+        None,
+        ge=0,
+        le=64,
+        validation_alias=_env("CROWDSIFT_IMPORT_WORKERS"),
+        description="processes parsing big dumps in archive import; unset = one per spare "
+        "core (at most 4), 0 = parse in the importing process",
+    )
+
+    # --- Privacy: usernames (crowdsift.core.privacy) ----------------------------------------------
+    author_salt: SecretStr | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_AUTHOR_SALT"),
+        description="key of the salted author hashes; unset = <data dir>/author_salt (random)",
+    )
+    keep_usernames: bool = Field(
+        False,
+        validation_alias=_env("CROWDSIFT_KEEP_USERNAMES"),
+        description="also store Reddit/Telegram usernames next to their salted hashes",
+    )
+
+    # --- Transport ------------------------------------------------------------------------
+    http_timeout: float = Field(10.0, gt=0, validation_alias=_env("CROWDSIFT_HTTP_TIMEOUT"))
+    max_retries: int = Field(4, ge=0, le=10, validation_alias=_env("CROWDSIFT_MAX_RETRIES"))
+    retry_budget: int = Field(
+        40,
+        ge=0,
+        validation_alias=_env("CROWDSIFT_RETRY_BUDGET"),
+        description="Retries allowed across one whole fetch before it gives up.",
+    )
+    max_retry_wait: float = Field(
+        60.0,
+        gt=0,
+        validation_alias=_env("CROWDSIFT_MAX_RETRY_WAIT"),
+        description=(
+            "Longest single wait (s); a Retry-After asking for more fails the request at once "
+            "instead of retrying sooner than the server said."
+        ),
+    )
+    concurrency: int = Field(4, ge=1, le=16, validation_alias=_env("CROWDSIFT_CONCURRENCY"))
+
+    # --- Search plan execution ------------------------------------------------------------
+    search_sort: SearchSort = Field("relevance", validation_alias=_env("CROWDSIFT_SEARCH_SORT"))
+    search_time: TimeFilter = Field("all", validation_alias=_env("CROWDSIFT_SEARCH_TIME"))
+    page_size: int = Field(25, ge=1, le=100, validation_alias=_env("CROWDSIFT_PAGE_SIZE"))
+    max_posts_per_query: int = Field(
+        50, ge=1, le=1000, validation_alias=_env("CROWDSIFT_MAX_POSTS_PER_QUERY")
+    )
+    max_comments_per_post: int = Field(
+        20, ge=0, le=500, validation_alias=_env("CROWDSIFT_MAX_COMMENTS_PER_POST")
+    )
+
+    # --- Filtering ------------------------------------------------------------------------
+    relevance_threshold: float = Field(
+        0.2, ge=0, le=1, validation_alias=_env("CROWDSIFT_RELEVANCE_THRESHOLD")
+    )
+    min_post_chars: int = Field(40, ge=0, validation_alias=_env("CROWDSIFT_MIN_POST_CHARS"))
+    min_comment_chars: int = Field(15, ge=0, validation_alias=_env("CROWDSIFT_MIN_COMMENT_CHARS"))
+    negative_keywords: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=_env("CROWDSIFT_NEGATIVE_KEYWORDS")
+    )
+
+    @field_validator("negative_keywords", "cors_origins", mode="before")
+    @classmethod
+    def _split_keywords(cls, value: object) -> object:
+        """Accept "a,b,c" from the environment as well as a list from code."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator(
+        "reddit_api_base_url",
+        "reddit_auth_url",
+        "arctic_shift_base_url",
+        "youtube_api_base_url",
+        "amazon_api_base_url",
+    )
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    # --- Engines --------------------------------------------------------------------------
+    engine: Literal["local", "openai"] | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_ENGINE"),
+        description="default: openai when CROWDSIFT_LLM_API_KEY is set, else local",
+    )
+    llm_base_url: str = Field(
+        "https://api.openai.com/v1", validation_alias=_env("CROWDSIFT_LLM_BASE_URL")
+    )
+    llm_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("CROWDSIFT_LLM_API_KEY", "llm_api_key")
+    )
+    llm_timeout: float = Field(60.0, gt=0, validation_alias=_env("CROWDSIFT_LLM_TIMEOUT"))
+    llm_max_retries: int = Field(3, ge=0, le=10, validation_alias=_env("CROWDSIFT_LLM_MAX_RETRIES"))
+    model_filter: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_FILTER", "model_filter")
+    )
+    model_synthesis: str = Field(
+        "gpt-4o", validation_alias=AliasChoices("MODEL_SYNTHESIS", "model_synthesis")
+    )
+    model_analysis: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_ANALYSIS", "model_analysis")
+    )
+    model_map: str = Field("gpt-4o-mini", validation_alias=AliasChoices("MODEL_MAP", "model_map"))
+    model_medium_scoring: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_MEDIUM_SCORING", "model_medium_scoring")
+    )
+    model_comment_groups: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_COMMENT_GROUPS", "model_comment_groups")
+    )
+    model_drift_analysis: str = Field(
+        "gpt-4o-mini", validation_alias=AliasChoices("MODEL_DRIFT_ANALYSIS", "model_drift_analysis")
+    )
+    embedding_model: str | None = Field(None, validation_alias=_env("CROWDSIFT_EMBEDDING_MODEL"))
+
+    # --- Feeds (Chroma) ---------------------------------------------------------------------
+    chroma_url: str | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_CHROMA_URL"),
+        description="http(s)://host:port of a Chroma server; unset = a local persistent store",
+    )
+    chroma_collection: str = Field(
+        "crowdsift_posts",
+        min_length=3,
+        max_length=63,
+        validation_alias=_env("CROWDSIFT_CHROMA_COLLECTION"),
+    )
+    feed_size: int = Field(5, ge=1, le=20, validation_alias=_env("CROWDSIFT_FEED_SIZE"))
+    feed_embedder: Literal["minilm", "hashing"] = Field(
+        "minilm",
+        validation_alias=_env("CROWDSIFT_FEED_EMBEDDER"),
+        description="minilm (all-MiniLM-L6-v2) or hashing (fast bag-of-words, for tests/bulk)",
+    )
+
+    # --- Relevance gate and summarizer -------------------------------------------------------
+    gate_initial_limit: int = Field(
+        5, ge=1, le=100, validation_alias=_env("CROWDSIFT_GATE_INITIAL_LIMIT")
+    )
+    gate_min_yield: float = Field(
+        0.5, ge=0, le=1, validation_alias=_env("CROWDSIFT_GATE_MIN_YIELD")
+    )
+    summary_char_budget: int = Field(
+        1200, ge=100, validation_alias=_env("CROWDSIFT_SUMMARY_CHAR_BUDGET")
+    )
+    max_highlights: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_HIGHLIGHTS"))
+    max_cautions: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_CAUTIONS"))
+    # The synthesis reads every drilled thread deeply: hidden gems and dissent live in comments.
+    summary_max_posts: int = Field(
+        15, ge=1, le=100, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_POSTS")
+    )
+    summary_max_comments_per_post: int = Field(
+        40, ge=0, le=100, validation_alias=_env("CROWDSIFT_SUMMARY_MAX_COMMENTS_PER_POST")
+    )
+    max_post_chars: int = Field(1500, ge=50, validation_alias=_env("CROWDSIFT_MAX_POST_CHARS"))
+    max_comment_chars: int = Field(600, ge=30, validation_alias=_env("CROWDSIFT_MAX_COMMENT_CHARS"))
+    min_evidence_posts: int = Field(3, ge=0, validation_alias=_env("CROWDSIFT_MIN_EVIDENCE_POSTS"))
+
+    # --- YouTube and Amazon sources ------------------------------------------------------------
+    youtube_api_key: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("YOUTUBE_API_KEY", "youtube_api_key"),
+        description="YouTube Data API v3 key; unset = the YouTube source is skipped",
+    )
+    youtube_api_base_url: str = Field(
+        "https://www.googleapis.com/youtube/v3",
+        validation_alias=AliasChoices("YOUTUBE_API_BASE_URL", "youtube_api_base_url"),
+    )
+    amazon_credential_id: str | None = Field(
+        None, validation_alias=AliasChoices("AMAZON_CREDENTIAL_ID", "amazon_credential_id")
+    )
+    amazon_credential_secret: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("AMAZON_CREDENTIAL_SECRET", "amazon_credential_secret"),
+    )
+    amazon_credential_version: str = Field(
+        "2.1",
+        validation_alias=AliasChoices("AMAZON_CREDENTIAL_VERSION", "amazon_credential_version"),
+        description="Creators API credential version (2.x: Cognito tokens; 3.x: Login with Amazon)",
+    )
+    amazon_partner_tag: str | None = Field(
+        None, validation_alias=AliasChoices("AMAZON_PARTNER_TAG", "amazon_partner_tag")
+    )
+    amazon_marketplace: str = Field(
+        "www.amazon.com",
+        validation_alias=AliasChoices("AMAZON_MARKETPLACE", "amazon_marketplace"),
+    )
+    amazon_api_base_url: str = Field(
+        "https://creatorsapi.amazon",
+        validation_alias=AliasChoices("AMAZON_API_BASE_URL", "amazon_api_base_url"),
+    )
+    amazon_auth_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("AMAZON_AUTH_URL", "amazon_auth_url"),
+        description="token endpoint; unset = the one of AMAZON_CREDENTIAL_VERSION",
+    )
+
+    # --- Cost accounting --------------------------------------------------------------------
+    price_table: Path | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_PRICE_TABLE"),
+        description="YAML of USD prices per 1M tokens per model; unset = the bundled table",
+    )
+    budget_usd: float | None = Field(
+        None,
+        gt=0,
+        validation_alias=_env("CROWDSIFT_BUDGET_USD"),
+        description="stop further LLM calls once a run has cost this much (partial result)",
+    )
+
+    # --- Service: HTTP API, jobs, workers, response cache ------------------------------------
+    api_key: SecretStr | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_API_KEY"),
+        description="when set, every route but /healthz needs 'Authorization: Bearer <key>'",
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        validation_alias=_env("CROWDSIFT_CORS_ORIGINS"),
+        description="comma-separated origins allowed by CORS ('*' for any); empty = none",
+    )
+    job_workers: int = Field(
+        2,
+        ge=1,
+        le=32,
+        validation_alias=_env("CROWDSIFT_JOB_WORKERS"),
+        description="research jobs run at once in the embedded (in-process) pool",
+    )
+    job_stale_after: float = Field(
+        60.0,
+        gt=0,
+        validation_alias=_env("CROWDSIFT_JOB_STALE_AFTER"),
+        description="seconds without a heartbeat before a running job counts as abandoned",
+    )
+    job_max_attempts: int = Field(
+        2,
+        ge=1,
+        le=10,
+        validation_alias=_env("CROWDSIFT_JOB_MAX_ATTEMPTS"),
+        description="runs of one job (first + retries) before an abandoned job is marked failed",
+    )
+    broker_url: str | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_BROKER_URL"),
+        description="redis://host:port/db: send research jobs to Celery workers",
+    )
+    worker_queue: str = Field(
+        "crowdsift",
+        min_length=1,
+        validation_alias=_env("CROWDSIFT_WORKER_QUEUE"),
+        description="the Celery queue research jobs go to",
+    )
+    cache_url: str | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_CACHE_URL"),
+        description="response cache: redis://… or sqlite:///path; unset = SQLite in the data dir",
+    )
+    cache_ttl: float = Field(
+        3600.0,
+        ge=0,
+        validation_alias=_env("CROWDSIFT_CACHE_TTL"),
+        description="seconds a cached Reddit/Arctic Shift response is reused; 0 turns it off",
+    )
+
+    def model_for(self, phase: str) -> str:
+        """The model configured for an engine phase (MODEL_*; plan uses MODEL_ANALYSIS)."""
+        name = {"plan": "analysis", "filter": "filter", "synthesis": "synthesis"}.get(phase, phase)
+        model: str = getattr(self, f"model_{name}", self.model_analysis)
+        return model
+
+    # --- Derived locations ----------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        """CROWDSIFT_HOME, else the platform's per-user data directory."""
+        if self.home is not None:
+            return self.home
+        return Path(platformdirs.user_data_dir("crowdsift", appauthor=False))
+
+    @property
+    def chroma_dir(self) -> Path:
+        """Where the local persistent Chroma store lives (unused with CROWDSIFT_CHROMA_URL)."""
+        return self.data_dir / "chroma"
+
+    @property
+    def resolved_database_url(self) -> str:
+        """CROWDSIFT_DATABASE_URL, else a SQLite file under the data directory."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.data_dir / 'crowdsift.sqlite'}"
+
+    @property
+    def has_reddit_credentials(self) -> bool:
+        return bool(self.reddit_client_id and self.reddit_client_secret)
+
+    def secret_values(self) -> list[str]:
+        """Every secret currently set, so logs and outputs can redact them."""
+        secrets = [
+            self.reddit_client_secret,
+            self.reddit_password,
+            self.llm_api_key,
+            self.api_key,
+            self.youtube_api_key,
+            self.amazon_credential_secret,
+            self.author_salt,
+        ]
+        values = [s.get_secret_value() for s in secrets if s is not None]
+        return [v for v in values if len(v) >= 4]
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment (ConfigError if invalid)."""
+    return load_settings()
+
+
+def load_settings() -> Settings:
+    """Settings from the environment; a bad value is a ConfigError with one line per variable
+    (see ``settings_error_message``), never a pydantic traceback."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise ConfigError(settings_error_message(exc)) from None
+
+
+def settings_error_message(exc: ValidationError) -> str:
+    """One line per bad variable: its environment name (what the user set, not our field
+    name), the value as given (redacted for secrets, cut when long), and what is expected."""
+    fields = _fields_by_name()
+    lines = []
+    for error in exc.errors():
+        loc = error.get("loc") or ("",)
+        name, field = fields.get(str(loc[0]).lower(), (str(loc[0]).upper() or "settings", None))
+        value = error.get("input")
+        shown = "<redacted>" if field is not None and _is_secret(field) else _shown(value)
+        expected = _expected(str(error.get("msg", "invalid")))
+        # A value that did not even parse has not met its limits yet: name them too.
+        unparsed = str(error.get("type", "")).endswith(("_parsing", "_type"))
+        bounds = _bounds(field) if field is not None and unparsed else ""
+        lines.append(f"{name}={shown}: {expected}{f' (allowed: {bounds})' if bounds else ''}")
+    return "\n".join(lines)
+
+
+def env_name(field_name: str) -> str:
+    """The environment variable that sets ``field_name`` (its first alias)."""
+    return _env_name(field_name, Settings.model_fields[field_name])
+
+
+def _env_name(field_name: str, field: FieldInfo) -> str:
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    return alias if isinstance(alias, str) else field_name.upper()
+
+
+def _fields_by_name() -> dict[str, tuple[str, FieldInfo]]:
+    """Every spelling a value arrives under (env names, field names), lower-cased, to the
+    variable's name and the field."""
+    found: dict[str, tuple[str, FieldInfo]] = {}
+    for field_name, field in Settings.model_fields.items():
+        env = _env_name(field_name, field)
+        found[field_name] = (env, field)
+        alias = field.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
+        for choice in choices:
+            if isinstance(choice, str):
+                found[choice.lower()] = (env, field)
+    return found
+
+
+def _is_secret(field: FieldInfo) -> bool:
+    return field.annotation is SecretStr or SecretStr in get_args(field.annotation)
+
+
+def _expected(message: str) -> str:
+    """Pydantic's message without its subject: "should be greater than 0"."""
+    for subject in ("Input ", "String ", "Value error, "):
+        message = message.removeprefix(subject)
+    return message
+
+
+def _shown(value: Any) -> str:
+    """The value as given (text quoted, as from the environment); long values are cut."""
+    text = value if isinstance(value, str) else repr(value)
+    cut = text if len(text) <= 60 else text[:57] + "..."
+    return repr(cut) if isinstance(value, str) else cut
+
+
+def _bounds(field: FieldInfo) -> str:
+    """The numeric and length limits of a field, e.g. ">= 1, <= 32"."""
+    signs = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+    parts = []
+    for meta in field.metadata:
+        for attr, sign in signs.items():
+            limit = getattr(meta, attr, None)
+            if limit is not None:
+                parts.append(f"{sign} {limit}")
+        if isinstance(meta, annotated_types.MinLen):
+            parts.append(f"at least {meta.min_length} characters")
+        if isinstance(meta, annotated_types.MaxLen):
+            parts.append(f"at most {meta.max_length} characters")
+    return ", ".join(parts)

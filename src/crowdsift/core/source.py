@@ -1,0 +1,91 @@
+"""The one interface every Reddit source implements.
+
+Sources differ in where content comes from (OAuth API, Arctic Shift, a local archive) but all
+hand back Reddit's own raw ``data`` dicts for submissions (t3) and comments (t1), so a single
+pure filtering layer serves them all. Nothing here performs I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from crowdsift.core.config import SearchSort, SourceName, TimeFilter
+
+RawThing = dict[str, Any]
+"""A Reddit t3 (submission) or t1 (comment) ``data`` dict, exactly as Reddit shapes it."""
+
+DELETED_MARKERS = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
+"""What Reddit writes in place of a deleted or removed author or body."""
+AUTOMODERATOR = "automoderator"
+"""The moderation bot's name, lower-cased: nobody's identity, and never evidence."""
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of search results and the cursor for the next (None when there is none)."""
+
+    posts: list[RawThing]
+    after: str | None = None
+
+
+@dataclass
+class SourceStats:
+    """Counters a source keeps about its own traffic, for the fetch report."""
+
+    requests: int = 0  # sent upstream (cache hits are not requests)
+    retries: int = 0
+    pages: int = 0
+    cache_hits: int = 0  # GETs answered by the shared response cache
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+@runtime_checkable
+class RedditSource(Protocol):
+    """What the fetcher needs from a source of Reddit content.
+
+    Implementations must be safe to call from several threads at once: the fetcher runs
+    searches and comment fetches with bounded concurrency.
+    """
+
+    name: SourceName
+    stats: SourceStats
+
+    def search_subreddit(
+        self,
+        subreddit: str,
+        term: str,
+        *,
+        sort: SearchSort = "relevance",
+        time_filter: TimeFilter = "all",
+        limit: int = 25,
+        after: str | None = None,
+    ) -> SearchPage:
+        """One page of submissions in ``subreddit`` matching ``term`` (restrict_sr semantics).
+
+        Raises SubredditUnavailableError for a private/banned/missing subreddit, TransportError or
+        ResponseError when the request fails for good.
+        """
+        ...
+
+    def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
+        """Top-level comments of one submission only, ``more`` stubs skipped, in thread order."""
+        ...
+
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """The thread's comments ``depth`` levels deep (1 = top-level only), at most ``limit``.
+
+        For the sidecar's deep drill, where replies carry the specifics. Pre-order (a comment,
+        then its replies), siblings best first ("top"); ``more`` stubs, other threads' comments
+        and orphans (parent not returned) skipped. Every dict carries an int ``depth`` (0 =
+        top-level) and a prefixed ``parent_id`` (``t3_<post>``/``t1_<comment>``). ``post_id``
+        may carry ``t3_``; ``limit < 1`` or ``depth < 1`` gives ``[]``. Raises as
+        ``fetch_post_comments`` does. Built by ``crowdsift.sources.reddit.threads``.
+        """
+        ...
+
+    def close(self) -> None:
+        """Release connections or files the source owns (not injected ones)."""
+        ...

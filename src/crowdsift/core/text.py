@@ -1,0 +1,460 @@
+"""Text: cleaning, words, sentences, truncation, URL keys and the clock, for every module.
+
+``clean_text`` is pure, total (never raises on any ``str``) and idempotent:
+``clean_text(clean_text(x)) == clean_text(x)``. It is on the hot path of every fetch, so it is
+regex-based: a markdown parser costs ~30x more per body, and the filtering layer must stay
+within 4x of merely parsing the raw JSON (see ``bench/bench_filtering.py``).
+
+Besides cleaning, this module owns what every stage shares about text: the one stop-word list
+and ``content_terms``, ``split_sentences``, ``truncate_words`` / ``truncate_at_sentence``,
+``url_key`` / ``canonical_url``, ``sanitize_escapes`` and ``utc_now``. The citation syntax
+(``[post:ID]`` / ``[comment:ID]``) lives beside it in ``crowdsift.core.citations``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import UTC, datetime
+from functools import lru_cache
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+import emoji
+
+# Markdown constructs, each replaced by the text a reader would see.
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)")
+_INLINE_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)")
+# Anything else that still reads as [text](target), e.g. brackets that arrived entity-encoded.
+_LOOSE_LINK = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[([^\[\]]+)\]\[[^\[\]]*\]")
+_REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\[\]]+\]:\s*\S+.*$", re.MULTILINE)
+_AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>")
+_FENCE = re.compile(r"(?:```|~~~)[^\s`~]*")
+_ORDERED = re.compile(r"^\d{1,9}[.)](?:\s+|$)")
+_BOLD_STAR = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_BOLD_UNDERSCORE = re.compile(r"__(?=\S)(.+?)(?<=\S)__")
+_ITALIC_STAR = re.compile(r"\*(?<![\w*]\*)(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+_ITALIC_UNDERSCORE = re.compile(r"_(?<![\w_]_)(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?![\w_])")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_SPOILER = re.compile(r">!(.+?)!<")
+_SUPERSCRIPT = re.compile(r"\^\(([^()]*)\)|\^(?=\S)")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
+# Lone surrogates (halves of a broken emoji escape) too: no encoder, printer or store takes them.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\ud800-\udfff]")
+
+# Code points that only ever appear inside emoji sequences, removed wherever they are left.
+_EMOJI_COMPONENTS = frozenset(
+    [chr(c) for c in (0xFE0E, 0xFE0F, 0x20E3, 0x200D)]
+    + [chr(c) for c in range(0x1F3FB, 0x1F400)]  # skin tones
+    + [chr(c) for c in range(0x1F1E6, 0x1F200)]  # regional indicators (flags)
+    + [chr(c) for c in range(0xE0020, 0xE0080)]  # tag sequences (subdivision flags)
+    + [chr(c) for c in range(0x1F9B0, 0x1F9B4)]  # hair components
+)
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+
+
+@lru_cache(maxsize=1)
+def _emoji_code_points() -> frozenset[str]:
+    """Every non-ASCII code point used by any emoji, plus the joiners and modifiers above.
+
+    Removing those code points leaves no emoji behind: every emoji either contains one of them
+    or is an ASCII keycap that needs U+20E3. Checking only the non-ASCII runs of a text against
+    this set is ~100x faster than ``emoji.replace_emoji`` or one big character class (whose
+    astral-plane members the regex engine scans one by one).
+    """
+    used = {ch for seq in emoji.EMOJI_DATA for ch in seq if not ch.isascii()}
+    return frozenset(used) | _EMOJI_COMPONENTS
+
+
+def _strip_emoji_run(match: re.Match[str]) -> str:
+    emoji_chars = _emoji_code_points()
+    run = match.group()
+    if not any(ch in emoji_chars for ch in run):
+        return run
+    return "".join(" " if ch in emoji_chars else ch for ch in run)
+
+
+def strip_emoji(text: str) -> str:
+    """Remove every emoji (and the invisible pieces emoji are built from)."""
+    if text.isascii():
+        return text
+    return _NON_ASCII_RUN.sub(_strip_emoji_run, text)
+
+
+def unescape_entities(text: str) -> str:
+    """Decode HTML entities until none are left, so ``&amp;amp;`` and ``&amp;`` agree."""
+    for _ in range(5):
+        if "&" not in text:
+            return text
+        decoded = html.unescape(text)
+        if decoded == text:
+            return text
+        text = decoded
+    return text
+
+
+def strip_markdown(text: str) -> str:
+    """Turn Reddit markdown into the text a reader sees: links keep their text, marks go.
+
+    Each rule runs only when its trigger character is present, and every pattern begins with
+    a literal so the regex engine can skip ahead: most titles and many bodies carry little
+    markup, and this keeps them nearly free.
+    """
+    if "\\" in text:
+        text = _ESCAPE.sub(r"\1", text)
+    if "`" in text:
+        text = _FENCE.sub(" ", text).replace("`", "")
+    if "[" in text:
+        text = _REF_DEFINITION.sub("", text) if "]:" in text else text
+        for _ in range(3):  # nested links like [[a](b)](c)
+            if "](" not in text:
+                break
+            replaced = _INLINE_LINK.sub(r"\1", _IMAGE.sub(r"\1", text) if "![" in text else text)
+            replaced = _LOOSE_LINK.sub(r"\1", replaced)
+            if replaced == text:
+                break
+            text = replaced
+        if "][" in text:
+            text = _REF_LINK.sub(r"\1", text)
+    if "<" in text:
+        text = _AUTOLINK.sub(r"\1", text)
+    text = _line_marks(text)
+    if ">!" in text:
+        text = _SPOILER.sub(r"\1", text)
+    if "**" in text:
+        text = _BOLD_STAR.sub(r"\1", text)
+    if "__" in text:
+        text = _BOLD_UNDERSCORE.sub(r"\1", text)
+    if "*" in text:
+        text = _ITALIC_STAR.sub(r"\1", text)
+    if "_" in text:
+        text = _ITALIC_UNDERSCORE.sub(r"\1", text)
+    if "~~" in text:
+        text = _STRIKE.sub(r"\1", text)
+    if "^" in text:
+        text = _SUPERSCRIPT.sub(lambda m: m.group(1) or "", text)
+    return text
+
+
+_RULE_CHARS = frozenset("-*_= \t")
+_TABLE_RULE_CHARS = frozenset("-:| \t")
+
+
+def _line_marks(text: str) -> str:
+    """Block-level marks at the start of a line: headings, quotes, lists, rules, table rules.
+
+    A plain loop over lines: per-line string checks beat five MULTILINE regexes whose ``^``
+    anchors defeat the regex engine's fast scanning.
+    """
+    if "\n" not in text and not _could_start_block(text):
+        return text
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line[:1].isalpha():  # plain prose: the common case, decided in one check
+            continue
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        first = stripped[0]
+        if first in "-*_=|:" and _is_rule(stripped):
+            lines[index] = ""
+            continue
+        while stripped[:1] == ">":
+            stripped = stripped[1:].lstrip()
+        if stripped[:1] == "#":
+            hashes = len(stripped) - len(stripped.lstrip("#"))
+            rest = stripped[hashes:]
+            if hashes <= 6 and (not rest or rest[0] in " \t"):
+                stripped = rest.lstrip()
+        if stripped[:2] in _BULLETS:
+            stripped = stripped[2:].lstrip()
+        elif stripped[:1].isdigit():
+            stripped = _ORDERED.sub("", stripped, count=1)
+        lines[index] = stripped
+    return "\n".join(lines)
+
+
+_BULLETS = frozenset({"- ", "* ", "+ ", "-\t", "*\t", "+\t"})
+
+
+def _could_start_block(text: str) -> bool:
+    first = text.lstrip()[:1]
+    return bool(first) and (first in "#>-*+_=|:" or first.isdigit())
+
+
+def _is_rule(line: str) -> bool:
+    """'---', '* * *', '___' or a table's '|---|:--:|' separator line."""
+    chars = set(line)
+    if chars <= _RULE_CHARS:
+        return sum(line.count(mark) for mark in "-*_=") >= 3
+    return chars <= _TABLE_RULE_CHARS and line.count("-") >= 3
+
+
+def _clean_once(text: str) -> str:
+    if "&" in text:
+        text = unescape_entities(text)
+    if not text.isascii():
+        text = _INVISIBLE.sub("", text)
+    text = strip_markdown(text)
+    text = strip_emoji(text)
+    return " ".join(text.split())
+
+
+def clean_text(text: str | None) -> str:
+    """Markdown to plain text: links to their text, entities decoded, emoji and zero-width
+    characters removed, whitespace collapsed to single spaces.
+
+    Applied until nothing changes (at most a few passes; text only shrinks), so the result is a
+    fixed point: cleaning cleaned text never changes it again.
+    """
+    if not text:
+        return ""
+    current = text
+    for _ in range(8):
+        cleaned = _clean_once(current)
+        if cleaned == current or _is_inert(cleaned):
+            return cleaned
+        current = cleaned
+    return current
+
+
+_TRIGGERS = ("&", "[", "*", "_", "~~", "`", "^", "\\", "<", ">!")
+
+
+def _is_inert(text: str) -> bool:
+    """True when no step of ``_clean_once`` can change ``text``, so a re-run is skipped.
+
+    Every step is gated on one of these triggers (entities, links, emphasis, code, escapes,
+    autolinks, spoilers; emoji and invisible characters are non-ASCII; block marks need a line
+    start, and cleaned text is one line), so without them the text is already a fixed point.
+    """
+    return (
+        text.isascii()
+        and not any(trigger in text for trigger in _TRIGGERS)
+        and not _could_start_block(text)
+    )
+
+
+_WORD = re.compile(r"[^\W_]+")
+_ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens: runs of letters and digits of any script; everything else
+    (punctuation, underscores, apostrophes) separates words.
+
+    ASCII text takes a translate-and-split path that yields exactly the regex's tokens at a
+    fraction of the cost; this runs on every title and body of a fetch.
+    """
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered.translate(_ASCII_SEPARATORS).split()
+    return _WORD.findall(lowered)
+
+
+# --- words -------------------------------------------------------------------------------------
+
+_STOPWORD_TEXT = """
+    a about above actually after again against all also am an and any anybody anyone are as at be
+    because been before being below best better between both but buy buying by can compare
+    compared could did do does doesn't doing don't down during each experience experiences few
+    for from further get good got had has have having he her here hers how i if in into is isn't
+    it its itself just like me more most my no nor not now of off on once one only opinion
+    opinions or other our out over own people question really recommend recommendation
+    recommendations same she should so some someone something such than that the their them
+    then there these they thing things think this those through to too under until up us use
+    used using very versus vs was we were what when where which while who whom why will with
+    worth would you your yours
+    и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по только ее
+    мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли если уже или ни быть был
+    него до вас нибудь опять уж вам ведь там потом себя ничего ей может они тут где есть надо ней
+    для мы тебя их чем была сам чтоб без будто чего раз тоже себе под будет ж тогда кто этот того
+    потому этого какой совсем ним здесь этом один почти мой тем чтобы нее сейчас были куда зачем
+    всех никогда можно при наконец два об другой хоть после над больше тот через эти нас про всего
+    них какая много разве три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя
+    такой им более всегда конечно всю между это как-то какие какую каких какое который которые
+    стоит нужно почему сколько
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+"""English and Russian function words and question filler ("best", "worth", "anyone"): never
+search keywords, never lexical evidence. The one list every stage uses."""
+STEM_CHARS = 5
+"""Words compare by their first five letters: "models" ~ "model", "модели" ~ "модель"."""
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-case content words of ``text`` (no stop words, digits or 1–2 letter words),
+    stemmed by prefix. Crude, language-agnostic, and enough for a lexical anchor next to
+    embeddings."""
+    return {
+        token[:STEM_CHARS]
+        for token in tokenize(text)
+        if len(token) > 2 and token not in STOPWORDS and not token.isdigit()
+    }
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case words of ``text`` that carry meaning, in order: 3+ characters, not stop
+    words, not numbers (``content_terms`` without stemming, as a list)."""
+    return [w for w in tokenize(text) if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
+
+
+W_SIMILARITY, W_LEXICAL = 0.75, 0.25
+W_SIMILARITY_NON_LATIN, W_LEXICAL_NON_LATIN = 0.35, 0.65
+_LATIN = re.compile(r"[A-Za-z]")
+_OTHER_LETTER = re.compile(r"[^\W\d_A-Za-z]")
+
+
+def blend_weights(question: str) -> tuple[float, float]:
+    """(cosine weight, word-overlap weight) for relevance to ``question``: overlap counts more
+    for non-Latin questions, where small embedding models are weaker."""
+    if len(_OTHER_LETTER.findall(question)) > len(_LATIN.findall(question)):
+        return W_SIMILARITY_NON_LATIN, W_LEXICAL_NON_LATIN
+    return W_SIMILARITY, W_LEXICAL
+
+
+LANGUAGE_NAMES: dict[str, str] = {
+    "en": "English",
+    "ru": "Russian",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "uk": "Ukrainian",
+}
+
+
+def language_name(code: str) -> str:
+    """A language's English name for prompts; the code itself when we have no name."""
+    return LANGUAGE_NAMES.get(code, code)
+
+
+# --- sentences and truncation ------------------------------------------------------------------
+
+ELLIPSIS = "…"
+_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "no", "fig", "inc"}
+)
+SENTENCE_END = re.compile(
+    r"(?:[.!?…]+[\"'”’)\]]*(?:\s*\[[^\[\]\n]{1,80}\])*|(?:\s*\[[^\[\]\n]{1,80}\])+)(?=\s|$)"
+)
+"""Where a sentence ends: its punctuation and the bracketed citations that follow it
+(``[post:ID]``, ``[comment:ID]``, ``[n]``), or a run of citations alone."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of cleaned prose: split after . ! ? … and a space, not after "e.g." or "vs.".
+
+    Robust rather than clever: Reddit prose is often lower-case after a full stop, so the next
+    word's case is not required; text without punctuation stays one sentence.
+    """
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        before = text[start : match.start()].rsplit(None, 1)
+        word = before[-1].lower().rstrip(".") if before else ""
+        if match.group().strip() == "." and word in _ABBREVIATIONS:
+            continue
+        sentence = text[start : match.end()].strip()
+        if sentence:
+            sentences.append(sentence)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def truncate_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, ending with "…".
+
+    A word is cut only when it alone is longer than half the limit (a pasted URL, say), so a
+    short limit cannot leave an empty excerpt.
+    """
+    if len(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return text[:limit]
+    room = limit - len(ELLIPSIS)
+    cut = text[: room + 1]  # one extra character tells whether the cut falls between words
+    if cut[-1].isspace():
+        head = cut.rstrip()
+    else:
+        head = cut[:room].rsplit(None, 1)[0] if " " in cut[:room] else cut[:room]
+        if len(head) < room // 2:
+            head = cut[:room]
+    head = head.rstrip(" ,;:-–—")
+    return f"{head}{ELLIPSIS}"
+
+
+def truncate_at_sentence(text: str, limit: int) -> str:
+    """``text`` cut after its last sentence (and that sentence's citations) within ``limit``;
+    at a word boundary with "…" when even the first sentence is too long."""
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in SENTENCE_END.finditer(text) if m.end() <= limit]
+    if ends:
+        return text[: ends[-1]].rstrip()
+    return truncate_words(text, limit)
+
+
+# --- escapes a model leaves behind ----------------------------------------------------------
+
+_JSON_ESCAPE = re.compile(
+    r"\\(?:u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))?",
+    re.DOTALL,
+)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "", "f": "", "\\": "\\"}
+
+
+def sanitize_escapes(text: str) -> str:
+    """Decode JSON escape sequences a model left as literal text; drop stray backslashes.
+
+    ``\\n``, ``\\t``, ``\\r\\n`` become real line breaks and tabs, ``\\"``, ``\\'``, ``\\/``
+    their characters, ``\\u00e9`` (and surrogate pairs such as ``\\ud83d\\ude00``) the
+    character, ``\\\\`` one backslash — what decoding the JSON string once would give. Any other
+    backslash is stray and removed (``\\[post:1\\]`` → ``[post:1]``); a lone surrogate is
+    dropped; ``\\b`` and ``\\f`` (control characters no reader wants) are dropped.
+    """
+    if "\\" not in text:
+        return text
+
+    def decode(match: re.Match[str]) -> str:
+        high, low, code, other = match.groups()
+        if high is not None:
+            pair = (int(high, 16) - 0xD800) * 0x400 + (int(low, 16) - 0xDC00) + 0x10000
+            return chr(pair)
+        if code is not None:
+            value = int(code, 16)
+            return "" if 0xD800 <= value <= 0xDFFF else chr(value)
+        if other is None:  # a backslash at the very end
+            return ""
+        return _SIMPLE_ESCAPES.get(other, other)
+
+    decoded = _JSON_ESCAPE.sub(decode, text)
+    return decoded.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- URLs and the clock -----------------------------------------------------------------------
+
+
+def canonical_url(url: str) -> str:
+    """The URL without query string or fragment (where tracking parameters live)."""
+    parts = urlsplit(url.strip())
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, "", ""))
+
+
+def url_key(url: str) -> str:
+    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash ignored —
+    except YouTube's ``v``, which is the video itself (every video's path is ``/watch``)."""
+    parts = urlsplit(url.strip() if "://" in url else f"https://{url.strip()}")
+    host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
+    key = f"{host}{parts.path.rstrip('/').lower()}"
+    if host == "youtube.com" and parts.path.rstrip("/") == "/watch":
+        key += "?v=" + parse_qs(parts.query).get("v", [""])[0].lower()
+    return key
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware in UTC (inject a clock where a test must control it)."""
+    return datetime.now(UTC)

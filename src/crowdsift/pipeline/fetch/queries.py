@@ -1,0 +1,188 @@
+"""A SearchPlan as requests, and the replies screened into candidates: the fetcher's pure half.
+
+``search_calls`` turns a plan into the requests a source of a given kind can answer. A plan made
+by ``crowdsift ask`` lists ``queries`` (each with its strategy, sort, time filter and page
+size); Reddit's API searches a multireddit (``r/a+b+c``) with boolean ``OR`` in one request;
+the local archive understands ``OR`` but searches one subreddit at a time; Arctic Shift has
+neither, so an ``OR`` term is split into its alternatives. A plan without ``queries`` (seed
+000's, e.g. a plan file for ``crowdsift fetch``) is the cross product of its subreddits and
+terms with the fetcher's own sort and time filter.
+
+``screen_replies`` runs the filtering layer over the replies **in call order**, so candidates,
+counts and which strategy is credited first never depend on timing: veto → clean → score →
+filter, a post found again is one candidate crediting every strategy that found it (and counted
+as a duplicate), and near-duplicates (cross-posts, reposts, alike titles) are folded last.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from crowdsift.core.config import SearchSort, SourceName, TimeFilter
+from crowdsift.core.log import get_logger
+from crowdsift.core.models import Candidate, FetchReport, RejectReason, SearchPlan, Strategy
+from crowdsift.core.source import RawThing
+from crowdsift.pipeline.fetch.dedupe import dedupe
+from crowdsift.pipeline.fetch.filtering import (
+    FilterConfig,
+    Rejection,
+    build_post_model,
+    raw_id,
+    screen_post,
+)
+
+log = get_logger(__name__)
+
+_OR = re.compile(r"\s+OR\s+")
+
+
+@dataclass(frozen=True)
+class SearchCall:
+    """One search: a subreddit (or ``a+b`` multireddit), a term, and how to ask for it."""
+
+    subreddit: str
+    term: str
+    sort: SearchSort
+    time_filter: TimeFilter
+    cap: int
+    strategy: Strategy | None = None
+
+
+@dataclass
+class SearchReply:
+    """What one call brought back (posts kept even when a later page failed)."""
+
+    call: SearchCall
+    posts: list[RawThing] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class Screened:
+    """Candidates in first-found order, and near-duplicates folded away."""
+
+    candidates: list[Candidate]
+    duplicates_removed: int = 0
+
+
+def or_alternatives(term: str) -> list[str]:
+    """``"voice recorder" OR plaud`` → ``["voice recorder", "plaud"]`` (quotes dropped)."""
+    parts = [part.strip().strip('"').strip() for part in _OR.split(term)]
+    return [part for part in dict.fromkeys(parts) if part]
+
+
+def search_calls(
+    plan: SearchPlan,
+    source: SourceName,
+    *,
+    sort: SearchSort = "relevance",
+    time_filter: TimeFilter = "all",
+    cap: int = 50,
+    scale: int = 1,
+) -> list[SearchCall]:
+    """The requests that carry out ``plan`` on a source of this kind; ``scale`` multiplies
+    every page (the relevance gate's 2× refetch)."""
+    if not plan.queries:
+        return [
+            SearchCall(sub, term, sort, time_filter, cap * scale)
+            for sub in plan.subreddits
+            for term in plan.search_terms
+        ]
+    calls: list[SearchCall] = []
+    for query in plan.queries:
+        limit = min(query.limit * scale, 100 * scale)
+        if source == "reddit-api":
+            subs = ["+".join(query.subreddits)]
+            terms = [query.term]
+        elif source == "arctic-shift":
+            subs, terms = query.subreddits, or_alternatives(query.term)
+        else:
+            subs, terms = query.subreddits, [query.term]
+        calls += [
+            SearchCall(sub, term, query.sort, query.time_filter, limit, query.strategy)
+            for sub in subs
+            for term in terms
+        ]
+    return calls
+
+
+def screen_replies(
+    replies: Sequence[SearchReply],
+    *,
+    search_terms: Sequence[str],
+    filters: FilterConfig,
+    source: SourceName,
+    fetched_at: datetime,
+    report: FetchReport,
+    title_similarity: float | None = None,
+) -> Screened:
+    """Pure: replies (in call order) → candidates; counts land in ``report``.
+
+    ``title_similarity`` None skips the near-duplicate fold (exact repeats are still one)."""
+    by_id: dict[str, Candidate] = {}
+    rejected: set[str] = set()
+    for reply in replies:
+        _note_reply(reply, report)
+        for raw in reply.posts:
+            report.posts_seen += 1
+            post_id = raw_id(raw)
+            strategy = reply.call.strategy
+            if post_id in by_id:
+                known = by_id[post_id]
+                if strategy is not None and strategy not in known.strategies:
+                    known.strategies.append(strategy)
+                report.count_post(RejectReason.DUPLICATE)
+                continue
+            if post_id in rejected:
+                report.count_post(RejectReason.DUPLICATE)
+                continue
+            screened = screen_post(
+                raw, search_terms=search_terms, config=filters, seen_post_ids=set()
+            )
+            if isinstance(screened, Rejection):
+                rejected.add(post_id)
+                report.count_post(screened.reason)
+                log.info(
+                    "post_rejected", post_id=screened.item_id, reason=screened.reason.value,
+                    score=screened.score, subreddit=reply.call.subreddit, term=reply.call.term,
+                )  # fmt: skip
+                continue
+            post = build_post_model(screened, [], source=source, fetched_at=fetched_at)
+            by_id[post_id] = Candidate(
+                post=post, strategies=[strategy] if strategy else [], link_url=_link_url(raw)
+            )
+    found = list(by_id.values())
+    if title_similarity is None:
+        report.posts_accepted = len(found)
+        return Screened(found)
+    folded = dedupe(found, title_similarity=title_similarity)
+    for _ in range(folded.removed):
+        report.count_post(RejectReason.DUPLICATE)
+    report.posts_accepted = len(folded.kept)
+    return Screened(folded.kept, folded.removed)
+
+
+def _note_reply(reply: SearchReply, report: FetchReport) -> None:
+    for subreddit, reason in reply.skipped.items():
+        if subreddit not in report.skipped_subreddits:
+            log.warning("subreddit_skipped", subreddit=subreddit, reason=reason)
+        report.skipped_subreddits[subreddit] = reason
+    if reply.error is not None:
+        log.error("search_failed", error=reply.error)
+        report.errors.append(reply.error)
+    if len(reply.posts) >= reply.call.cap:
+        report.full_queries += 1
+
+
+def _link_url(raw: RawThing) -> str | None:
+    """The external URL of a link post; self posts (and posts linking to themselves) have none."""
+    if raw.get("is_self"):
+        return None
+    url = raw.get("url_overridden_by_dest") or raw.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return None
+    return url

@@ -1,0 +1,303 @@
+"""The Reddit branch of the one research pipeline: formulate → plan → fetch → gate → rerank → drill.
+
+```
+question ─► formulate ─► SearchPlan ─► RedditFetcher.search ─► adaptive_gate ─► rerank ─► drill
+            QueryAnalysis  queries of the   veto → clean → score  one batched     0.8 rel   top 15,
+                           four strategies  → filter → dedupe     call; < 50 % →  + 0.2 eng ≤ 100
+                                                                  one 2× refetch  top 40    comments
+```
+
+Every stage is a separate module; this one only sequences them. The fetcher is the one
+search-and-screen engine (``crowdsift fetch`` uses it too); the gate's one call both keeps the
+relevant candidates and scores them, and the rerank reuses those scores. The synthesis is not
+here: the research run synthesises once over these threads and any YouTube/Amazon items.
+
+The branch is bounded by ``SidecarConfig.timeout_s`` (120 s). Each stage writes what it has
+produced into one ``_State`` as it goes, so when the bound expires the run is built from what
+exists — ranked posts, the threads drilled so far — with ``timed_out``. Blocking source calls
+run on a private pool (``SourceRunner``) that is abandoned, not awaited, on timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import TracebackType
+
+from crowdsift.core.log import get_logger
+from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
+from crowdsift.core.source import RedditSource
+from crowdsift.core.store import CommentStore
+from crowdsift.core.text import utc_now
+from crowdsift.core.tracing import annotate, stage_span
+from crowdsift.engines.base import Engine
+from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
+from crowdsift.pipeline.fetch.filtering import FilterConfig
+from crowdsift.pipeline.gate.judge import adaptive_gate
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.drill import drill
+from crowdsift.pipeline.reddit.formulate import formulate
+from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost
+from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.rerank import heuristic_order, rerank
+from crowdsift.pipeline.reddit.runner import SourceRunner
+from crowdsift.pipeline.reddit.strategies import build_plan
+
+log = get_logger(__name__)
+
+Progress = Callable[[str, str], None]
+
+
+def _quiet(stage: str, message: str) -> None:
+    """The default progress callback: say nothing."""
+
+
+@dataclass
+class SidecarDeps:
+    """What the Reddit branch needs; every I/O dependency is injected."""
+
+    source: RedditSource
+    engine: Engine
+    config: SidecarConfig = field(default_factory=SidecarConfig)
+    filters: FilterConfig = field(default_factory=FilterConfig)
+    candidates: Sequence[SubredditProfile] = ()
+    clock: Callable[[], datetime] = utc_now
+    progress: Progress = _quiet
+    store: CommentStore | None = None
+    """Where drilled comments are persisted (``ask --store``), as ``crowdsift fetch`` does."""
+    min_yield: float = 0.5
+    """Below this share of relevant candidates on a full first page, the gate refetches once."""
+
+
+@dataclass
+class GateSummary:
+    """What the relevance gate did to the Reddit candidates."""
+
+    judged: int = 0
+    relevant: int = 0
+    yield_ratio: float = 0.0
+    refetched: bool = False
+    failed_open: bool = False
+
+
+@dataclass
+class RedditRun:
+    """Everything the branch produced, for the synthesis and the result."""
+
+    analysis: QueryAnalysis | None = None
+    plan: SearchPlan | None = None
+    report: FetchReport | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    duplicates_removed: int = 0
+    searches: int = 0
+    failed_searches: int = 0
+    gate: GateSummary = field(default_factory=GateSummary)
+    ranked: list[RankedPost] = field(default_factory=list)
+    rerank_fell_back: bool = False
+    threads: list[DrilledThread] = field(default_factory=list)
+    evidence: FetchResult | None = None
+    errors: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    timed_out: bool = False
+    stage: str = "formulate"
+    drilled: dict[str, DrilledThread] = field(default_factory=dict)
+
+
+async def run_reddit(
+    question: str, deps: SidecarDeps, *, subreddits: Sequence[str] = ()
+) -> RedditRun:
+    """Run the Reddit branch for ``question`` within ``deps.config.timeout_s``.
+
+    Raises only what no partial answer can survive: an empty question or nothing to search
+    (``PlanError``), bad credentials or configuration (``AuthError``/``ConfigError``).
+    """
+    run = RedditRun()
+    runner = SourceRunner(deps.config.concurrency)
+    started = time.perf_counter()
+    bound = asyncio.timeout(deps.config.timeout_s)
+    try:
+        async with bound:
+            await _stages(question, deps, runner, run, subreddits)
+    except TimeoutError:
+        if not bound.expired():
+            raise
+        run.timed_out = True
+        run.errors.append(bound_message(deps.config.timeout_s, run.stage))
+        log.warning("sidecar_timeout", stage=run.stage, bound_s=deps.config.timeout_s)
+    finally:
+        runner.close()
+    run.threads = [run.drilled[r.post_id] for r in run.ranked if r.post_id in run.drilled]
+    if run.plan is not None:
+        run.evidence = _evidence(question, run.plan, run.threads, deps.clock())
+    run.timings["total"] = _ms(started)
+    log.info(
+        "sidecar_done", candidates=len(run.candidates), ranked=len(run.ranked),
+        drilled=len(run.threads), timed_out=run.timed_out,
+    )  # fmt: skip
+    return run
+
+
+def bound_message(timeout_s: float, stage: str) -> str:
+    """What a run that hit ``CROWDSIFT_SIDECAR_TIMEOUT`` says, naming the stage it was in."""
+    return (
+        f"the Reddit answer hit its {timeout_s:g} s bound during {stage}; returning what it "
+        "had (raise CROWDSIFT_SIDECAR_TIMEOUT for more)"
+    )
+
+
+async def _stages(
+    question: str,
+    deps: SidecarDeps,
+    runner: SourceRunner,
+    run: RedditRun,
+    subreddits: Sequence[str],
+) -> None:
+    config = deps.config
+    with _Timed(run, "formulate"):
+        deps.progress("formulate", "reading the question (intent, time range, queries)")
+        formulated = await formulate(
+            question, engine=deps.engine, candidates=deps.candidates, subreddits=subreddits,
+            config=config,
+        )  # fmt: skip
+        run.analysis = analysis = formulated.analysis
+        run.errors += formulated.errors
+        run.plan = plan = build_plan(analysis, config)
+
+    with _Timed(run, "search"):
+        deps.progress(
+            "search",
+            f"{len(plan.queries)} searches in r/{', r/'.join(analysis.subreddits)} "
+            f"(time={analysis.time_filter}, intent={analysis.intent})",
+        )
+        await _search_and_gate(analysis, deps, runner, run)
+    if not run.ranked:
+        return
+
+    with _Timed(run, "drill"):
+        top = run.ranked[: config.drill_top]
+        deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
+        by_id = {c.post.id: c for c in run.candidates}
+        threads = await drill(
+            top, by_id, source=deps.source, runner=runner, filters=deps.filters,
+            limit=config.drill_comments, depth=config.drill_depth, clock=deps.clock,
+            sink=run.drilled,
+        )  # fmt: skip
+        run.errors += [t.error for t in threads if t.error]
+        if deps.store is not None:
+            deps.store.upsert(c for t in threads for c in t.post.comments)
+
+
+async def _search_and_gate(
+    analysis: QueryAnalysis, deps: SidecarDeps, runner: SourceRunner, run: RedditRun
+) -> None:
+    """Search, judge the heuristic top ``2 × rerank_top`` in one call (refetch once on a low
+    yield), then rerank the relevant ones with the judge's own scores."""
+    config = deps.config
+    assert run.plan is not None
+    plan = run.plan
+    fetcher = RedditFetcher(
+        deps.source,
+        filters=deps.filters,
+        options=SearchOptions(page_size=config.page_size, concurrency=config.concurrency),
+        clock=deps.clock,
+        title_similarity=config.title_similarity,
+    )
+    judge_cap = 2 * config.rerank_top
+
+    async def search(scale: int) -> tuple[list[Candidate], bool]:
+        found = await runner.call(fetcher.search, plan, scale=scale)
+        run.report, run.candidates = found.report, found.candidates
+        run.duplicates_removed = found.duplicates_removed
+        run.searches, run.failed_searches = found.searches, found.failed_searches
+        run.errors += [e for e in found.report.errors if e not in run.errors]
+        return heuristic_order(found.candidates)[:judge_cap], found.report.full_queries > 0
+
+    gated = await adaptive_gate(
+        analysis.english_question,
+        search,
+        engine=deps.engine,
+        source=deps.source.name,
+        min_yield=deps.min_yield,
+        key=lambda c: c.post.id,
+        text_of=lambda c: (c.post.title, c.post.selftext),
+    )
+    run.gate = GateSummary(
+        judged=gated.judged, relevant=len(gated.relevant), yield_ratio=gated.yield_ratio,
+        refetched=gated.refetched, failed_open=gated.failed_open,
+    )  # fmt: skip
+    if gated.failed_open:
+        run.errors.append(
+            "the relevance check failed, so every candidate was kept and ranked by lexical "
+            "relevance instead"
+        )
+    scores = {c.post.id: s for c, s in zip(gated.relevant, gated.scores, strict=True)}
+    ranking = rerank(gated.relevant, scores, config=config)
+    run.ranked, run.rerank_fell_back = ranking.ranked, ranking.fell_back
+    deps.progress(
+        "rerank",
+        f"{len(gated.relevant)} relevant of {gated.judged} judged "
+        f"(yield {gated.yield_ratio:.0%}{', refetched' if gated.refetched else ''})",
+    )
+
+
+class _Timed:
+    """Time a stage into ``run.timings``, name it in ``run.stage`` (for timeouts) and trace it
+    as a ``sidecar.<stage>`` span carrying the stage's counts."""
+
+    def __init__(self, run: RedditRun, stage: str) -> None:
+        self._run = run
+        self._stage = stage
+        self._started = 0.0
+        self._traced = stage_span(f"sidecar.{stage}")
+
+    def __enter__(self) -> None:
+        self._run.stage = self._stage
+        self._started = time.perf_counter()
+        self._span = self._traced.__enter__()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._run.timings[self._stage] = _ms(self._started)
+        annotate(self._span, **_stage_counts(self._run, self._stage))
+        self._traced.__exit__(kind, error, tb)
+
+
+def _stage_counts(run: RedditRun, stage: str) -> dict[str, int]:
+    """What each stage had in and out (cheap: lengths only)."""
+    if stage == "formulate":
+        return {"items_out": len(run.plan.queries) if run.plan else 0}
+    if stage == "search":
+        return {
+            "requests": run.searches,
+            "items_in": run.report.posts_seen if run.report else 0,
+            "items_out": len(run.ranked),
+            "duplicates_removed": run.duplicates_removed,
+        }
+    return {"items_out": len(run.drilled)}
+
+
+def _evidence(
+    question: str, plan: SearchPlan, threads: Sequence[DrilledThread], now: datetime
+) -> FetchResult:
+    """Drilled threads as a FetchResult (a thread whose comments failed still has its post);
+    each post's relevance is its final rerank score."""
+    posts = [t.post.model_copy(update={"relevance_score": t.rank.final_score}) for t in threads]
+    return FetchResult(
+        query=question,
+        plan_id=plan.plan_id,
+        search_terms=plan.search_terms,
+        subreddits=plan.subreddits,
+        fetched_at=now,
+        posts=posts,
+    )
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)

@@ -1,0 +1,230 @@
+"""The models the Reddit sidecar (seed 001, phase 8) passes between its stages.
+
+formulate → ``QueryAnalysis`` → ``SearchPlan`` of ``PlanQuery`` · fetcher → ``Candidate`` (both
+in ``crowdsift.core.models``) · gate + rerank → ``RankedPost`` · drill → ``DrilledThread`` ·
+the one synthesis (``crowdsift.pipeline.synthesis``: engine output ``AnswerDraft``, ids only) →
+checked in code → ``SidecarSynthesis`` · all of it → ``RedditResponse``.
+
+Engines cite evidence by short ids (``[post:ID]``, ``[comment:ID]``) because models copy ids far
+more reliably than long URLs; code maps ids to permalinks and drops every id that is not in the
+evidence (see ``crowdsift.pipeline.synthesis.grounding``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crowdsift.core.config import TimeFilter
+from crowdsift.core.models import AwareDatetime, PlanQuery, Post, Strategy
+from crowdsift.engines.base import Usage
+
+Intent = Literal["how_to", "comparison", "troubleshooting", "general"]
+AIMode = Literal["building_ai", "using_ai", "none"]
+Temporal = Literal["fast_moving", "evergreen"]
+SidecarStatus = Literal["ok", "partial", "no_results", "failed"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- Phase 1: query formulation --------------------------------------------------------------
+
+
+class FormulationDraft(_Model):
+    """What an engine proposes for a question (validated and corrected by ``formulate``)."""
+
+    english_question: str = Field(description="the question in English search language")
+    intent: Intent = "general"
+    ai_mode: AIMode = "none"
+    temporal: Temporal = "evergreen"
+    keywords: list[str] = Field(
+        default_factory=list, description="core search phrases in English, most specific first"
+    )
+    ai_queries: list[str] = Field(
+        default_factory=list, description="up to 3 Reddit search queries written for the intent"
+    )
+    subreddits: list[str] = Field(default_factory=list, description="names without r/")
+    compared: list[str] = Field(
+        default_factory=list, description='the options of an "X vs Y" question, else empty'
+    )
+
+
+class QueryAnalysis(_Model):
+    """The formulated question every later stage reads."""
+
+    question: str
+    language: str = Field(description="ISO 639-1 code of the question's language")
+    english_question: str
+    intent: Intent
+    ai_mode: AIMode
+    temporal: Temporal
+    time_filter: TimeFilter = Field(description='"month" for fast-moving topics, else "all"')
+    keywords: list[str] = Field(min_length=1)
+    ai_queries: list[str] = Field(default_factory=list)
+    subreddits: list[str] = Field(min_length=1)
+    compared: list[str] = Field(default_factory=list)
+
+
+# --- Phase 3: rerank ---------------------------------------------------------------------------
+
+
+class RankedPost(_Model):
+    """A candidate with its scores: ``final = w × relevance + (1 − w) × engagement``."""
+
+    post_id: str
+    url: str
+    title: str
+    subreddit: str
+    post_karma: int
+    num_comments: int
+    created_at: AwareDatetime | None = None
+    strategies: list[Strategy]
+    relevance: float = Field(ge=0.0, le=1.0)
+    engagement: float = Field(ge=0.0, le=1.0, description="engagement normalised to 0–1")
+    final_score: float = Field(ge=0.0, le=1.0)
+
+
+# --- Phase 4: deep drill -----------------------------------------------------------------------
+
+
+class ThreadComment(_Model):
+    """One approved comment of a drilled thread, with its place in the tree."""
+
+    comment_id: str
+    post_id: str
+    parent_id: str = Field(description="t3_<post> for top-level comments, else t1_<comment>")
+    depth: int = Field(ge=0, description="0 for a top-level comment")
+    body: str
+    score: int
+    created_at: AwareDatetime | None = None
+    author_hash: str | None = None
+    permalink: str
+
+
+class DrilledThread(_Model):
+    """A top post and up to ``drill_comments`` of its comments, down to ``drill_depth``."""
+
+    post: Post = Field(description="the post; comments are in ``comments`` with tree data")
+    rank: RankedPost
+    comments: list[ThreadComment] = Field(default_factory=list)
+    error: str | None = Field(None, description="why the comments could not be fetched")
+
+
+# --- Phase 4: synthesis (engine draft, ids only) ----------------------------------------------
+
+
+class DraftClaim(_Model):
+    """A claim and the evidence ids (``post:ID`` / ``comment:ID`` or bare ids) it rests on."""
+
+    text: str
+    cites: list[str] = Field(default_factory=list)
+
+
+class DraftPivot(_Model):
+    from_option: str
+    to_option: str
+    text: str
+    cites: list[str] = Field(default_factory=list)
+
+
+class DraftRow(_Model):
+    option: str
+    verdict: str = Field(description="one line: what the threads say about this option")
+    pros: list[str] = Field(default_factory=list)
+    cons: list[str] = Field(default_factory=list)
+    cites: list[str] = Field(default_factory=list)
+
+
+# --- Phase 4: synthesis (checked, permalinks only) ---------------------------------------------
+
+
+class HiddenGem(_Model):
+    """A specific setting, flag, version or number found in a thread, with where it was said."""
+
+    text: str
+    sources: list[str] = Field(min_length=1, description="thread or comment permalinks")
+    score: int = Field(description="karma of the best cited comment/post (from the evidence)")
+
+
+class MinorityReport(_Model):
+    """Competent dissent, with the votes it got (from the evidence, not the engine)."""
+
+    text: str
+    sources: list[str] = Field(min_length=1)
+    votes: int
+
+
+class PivotAlert(_Model):
+    """A consensus shift between two options, dated by the cited evidence."""
+
+    from_option: str
+    to_option: str
+    text: str
+    sources: list[str] = Field(min_length=1)
+    first_seen: AwareDatetime | None = None
+    last_seen: AwareDatetime | None = None
+
+
+class ComparisonRow(_Model):
+    option: str
+    verdict: str
+    pros: list[str] = Field(default_factory=list)
+    cons: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(min_length=1)
+
+
+class SidecarSource(_Model):
+    """An evidence item the answer cites: a thread (or video, product) or a comment."""
+
+    kind: Literal["thread", "comment"]
+    id: str
+    url: str
+    title: str = Field(description="the thread's title (for comments, their thread's)")
+
+
+class SidecarSynthesis(_Model):
+    """The staff-engineer sections of the one checked answer: every claim cites evidence."""
+
+    summary: str = Field(
+        description="the same text as SummarizeResult.summary, citing [post:ID]/[comment:ID]"
+    )
+    hidden_gems: list[HiddenGem] = Field(default_factory=list)
+    minority_report: list[MinorityReport] = Field(default_factory=list)
+    pivot_alerts: list[PivotAlert] = Field(default_factory=list)
+    comparison_table: list[ComparisonRow] = Field(default_factory=list)
+    sources: list[SidecarSource] = Field(
+        default_factory=list, description="every item any part cites, in first-citation order"
+    )
+    removed_citations: list[str] = Field(
+        default_factory=list, description="ids the engine cited that are not in the evidence"
+    )
+    dropped_claims: int = Field(0, description="claims removed because no citation survived")
+
+
+# --- The response --------------------------------------------------------------------------------
+
+
+class RedditResponse(_Model):
+    """Phase 8 as ``ResearchResult.reddit_response``: what the sidecar found and concluded."""
+
+    status: SidecarStatus
+    engine: str = Field(description='"local" (extractive, not an LLM), "openai" or "scripted"')
+    source: str
+    analysis: QueryAnalysis | None = None
+    queries: list[PlanQuery] = Field(default_factory=list)
+    candidates_found: int = 0
+    duplicates_removed: int = 0
+    ranked: list[RankedPost] = Field(default_factory=list)
+    rerank_fell_back: bool = Field(
+        False, description="the engine's relevance was unusable; lexical relevance ranked instead"
+    )
+    threads_drilled: int = 0
+    comments_drilled: int = 0
+    synthesis: SidecarSynthesis | None = None
+    timed_out: bool = False
+    errors: list[str] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)

@@ -1,0 +1,148 @@
+"""Phase 1, search strategies: one ``QueryAnalysis`` becomes the SearchPlan of AI Scout v3.
+
+Four strategies, each a pure function (seed 001, phase 1):
+
+- ``targeted``: one combined search, the keywords OR-ed (``"home assistant" OR proxmox``);
+- ``ai_intent``: the intent-shaped queries the formulation wrote;
+- ``sniper``: the core phrase with "guide", "tutorial" and "benchmark", which pull the
+  threads people bookmark;
+- ``timeless``: the core phrase over all time, sorted by top, for the "bible" threads of a
+  topic, whatever its temporal class.
+
+The first three use the analysis' time filter (last month for fast-moving topics). Terms use
+the syntax every source understands: quoted phrases and a literal upper-case ``OR``.
+
+Two strategies can ask for exactly the same search (an AI query "proxmox guide" equals the
+sniper's). It runs once: ``plan_queries`` keeps the first (in ``STRATEGIES`` order) and records
+the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also logs each fold.
+``build_plan`` wraps the queries in the seed-000 ``SearchPlan`` the fetcher executes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from crowdsift.core.config import SearchSort, TimeFilter
+from crowdsift.core.log import get_logger
+from crowdsift.core.models import PlanQuery, SearchPlan, Strategy
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.models import QueryAnalysis
+
+log = get_logger(__name__)
+
+MAX_TARGETED_KEYWORDS = 4
+SNIPER_MARKERS: tuple[str, ...] = ("guide", "tutorial", "benchmark")
+
+
+def quote_phrase(phrase: str) -> str:
+    """A multi-word phrase in double quotes (inner quotes removed); one word as it is."""
+    words = phrase.replace('"', " ").split()
+    text = " ".join(words)
+    return f'"{text}"' if len(words) > 1 else text
+
+
+def or_term(keywords: list[str]) -> str:
+    """``"a b" OR c``: the first ``MAX_TARGETED_KEYWORDS`` keywords, phrases quoted."""
+    parts = [quote_phrase(k) for k in keywords[:MAX_TARGETED_KEYWORDS]]
+    return " OR ".join(dict.fromkeys(p for p in parts if p))
+
+
+def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+    """One search: any of the keywords, in all chosen subreddits."""
+    term = or_term(analysis.keywords)
+    return [_query("targeted", term, analysis, config)] if term else []
+
+
+def ai_intent(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+    """One search per formulated query (at most ``config.max_ai_queries``)."""
+    queries = [q.strip() for q in analysis.ai_queries if q.strip()]
+    return [_query("ai_intent", q, analysis, config) for q in queries[: config.max_ai_queries]]
+
+
+def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+    """The core phrase (first keyword) with each marker: "guide", "tutorial", "benchmark"."""
+    core = quote_phrase(analysis.keywords[0])
+    if not core:
+        return []
+    return [_query("sniper", f"{core} {marker}", analysis, config) for marker in SNIPER_MARKERS]
+
+
+def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+    """The core phrase, top of all time (never narrowed by the topic's temporal class)."""
+    core = quote_phrase(analysis.keywords[0])
+    if not core:
+        return []
+    return [_query("timeless", core, analysis, config, sort="top", time_filter="all")]
+
+
+@dataclass
+class QueryPlan:
+    """The searches to run, and for each index the other strategies that asked for it too."""
+
+    queries: list[PlanQuery]
+    also_by: dict[int, list[Strategy]] = field(default_factory=dict)
+
+
+def plan_queries(analysis: QueryAnalysis, config: SidecarConfig) -> QueryPlan:
+    """Every strategy's searches in ``STRATEGIES`` order, exact duplicates folded.
+
+    Two searches are the same when term (ignoring case and spacing), sort and time filter are.
+    """
+    plan = QueryPlan(queries=[])
+    index_of: dict[tuple[str, str, str], int] = {}
+    for build in (targeted, ai_intent, sniper, timeless):
+        for query in build(analysis, config):
+            key = (" ".join(query.term.lower().split()), query.sort, query.time_filter)
+            if key in index_of:
+                kept = index_of[key]
+                folded = plan.also_by.setdefault(kept, [])
+                if query.strategy != plan.queries[kept].strategy and query.strategy not in folded:
+                    folded.append(query.strategy)
+                log.debug(
+                    "scout_query_folded", term=query.term, strategy=query.strategy,
+                    into=plan.queries[kept].strategy,
+                )  # fmt: skip
+                continue
+            index_of[key] = len(plan.queries)
+            plan.queries.append(query)
+    return plan
+
+
+def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+    """The searches of all four strategies, each exact duplicate once (see ``plan_queries``)."""
+    return plan_queries(analysis, config).queries
+
+
+def build_plan(analysis: QueryAnalysis, config: SidecarConfig) -> SearchPlan:
+    """The plan the fetcher runs: the strategies' queries, and as ``search_terms`` the phrases
+    the filtering layer scores lexical relevance against (keywords and formulated queries)."""
+    queries = build_queries(analysis, config)
+    strategies = ",".join(dict.fromkeys(q.strategy for q in queries))
+    return SearchPlan(
+        search_terms=[*analysis.keywords, *analysis.ai_queries][:50],
+        subreddits=analysis.subreddits[:50],
+        queries=queries[:50],
+        notes=(
+            f"intent={analysis.intent}, ai={analysis.ai_mode}, time={analysis.time_filter}, "
+            f"strategies={strategies}"
+        ),
+    )
+
+
+def _query(
+    strategy: Strategy,
+    term: str,
+    analysis: QueryAnalysis,
+    config: SidecarConfig,
+    *,
+    sort: SearchSort = "relevance",
+    time_filter: TimeFilter | None = None,
+) -> PlanQuery:
+    return PlanQuery(
+        strategy=strategy,
+        term=term,
+        subreddits=list(analysis.subreddits),
+        sort=sort,
+        time_filter=time_filter or analysis.time_filter,
+        limit=config.page_size,
+    )

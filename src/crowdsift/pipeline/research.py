@@ -1,0 +1,473 @@
+"""The one research run behind ``crowdsift ask``, the API, the web page and MCP.
+
+```
+question ─► Reddit branch (sidecar.pipeline.run_reddit): formulate → SearchPlan → RedditFetcher
+            → relevance gate (one call, one 2× refetch) → rerank (reuses the gate's scores)
+            → drill (top 15)                                                   ─┐
+         ─► YouTube / Amazon (sources.run.fetch_sources, each behind the gate)  ├─► ONE synthesis
+         ─► Experts Panel (experts.pipeline.run_panel, phases 1–7), beside it  ─┘   (summarizer.
+                                                                                    answer)
+                                                                         ─► ResearchResult
+```
+
+The synthesis runs once per question over the drilled threads and the videos/products; its one
+checked output is both ``summary`` (seed 004) and ``reddit_response.synthesis`` (the
+staff-engineer sections of seed 001), so the two never disagree. No experts and Reddit on is
+Reddit-only mode; ``--no-reddit`` with experts skips the branch and leaves ``plan``/``fetch``/
+``summary`` empty. Every engine call goes through one ``CountingEngine`` so the result reports
+LLM usage per phase; every stage is timed. I/O dependencies come in ``AskDeps``.
+
+``research`` / ``ask`` is the blocking library entry point; it builds the dependencies from
+settings (``crowdsift.pipeline.wiring``) and runs ``run_research``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from uuid import uuid4
+
+from crowdsift.core.config import Settings, SourceName
+from crowdsift.core.errors import ConfigError, CrowdsiftError, PlanError
+from crowdsift.core.models import FetchResult
+from crowdsift.core.tracing import (
+    COST_USD,
+    ENGINE,
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    STATUS,
+    Attributes,
+    observe,
+    stage_span,
+)
+from crowdsift.engines.base import Engine, Usage
+from crowdsift.engines.scripted import CountingEngine
+from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.fetch.filtering import FilterConfig
+from crowdsift.pipeline.gate.run_sources import (
+    ExtraSource,
+    evidence_items,
+    fetch_sources,
+    tools_from_settings,
+)
+from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.models import RedditResponse, SidecarStatus
+from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS
+from crowdsift.pipeline.result import AskDeps, AskRun, FetchSummary, ResearchResult, ResearchStatus
+from crowdsift.pipeline.synthesis.answer import Answer, synthesize_answer
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.models import SummarizeResult
+from crowdsift.pipeline.wiring import EngineChoice, ResearchOptions, research_deps
+from crowdsift.sources.experts.models import ExpertResponse
+from crowdsift.sources.models import EvidenceItem, SourceFetch
+
+
+def elapsed_ms(since: float) -> float:
+    """Milliseconds since a ``time.perf_counter()`` reading, for ``timings_ms``."""
+    return round((time.perf_counter() - since) * 1000, 1)
+
+
+# --- The library entry point ------------------------------------------------------------------
+
+
+def research(
+    question: str,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    *,
+    settings: Settings | None = None,
+    source: SourceName | None = None,
+    engine: EngineChoice | None = None,
+    archive: Path | None = None,
+    persist: bool = True,
+    subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
+    budget_usd: float | None = None,
+) -> ResearchResult:
+    """Answer ``question`` from Reddit (and the chosen experts, YouTube, Amazon); blocking.
+
+    Settings come from the environment unless given. From async code, await
+    ``research_async`` with the same arguments.
+    """
+    return asyncio.run(
+        research_async(
+            question,
+            experts=experts,
+            search_reddit=search_reddit,
+            use_recent_only=use_recent_only,
+            settings=settings,
+            options=ResearchOptions(
+                source=source,
+                engine=engine,
+                archive=archive,
+                persist=persist,
+                budget_usd=budget_usd,
+            ),
+            subreddits=subreddits,
+            sources=sources,
+        )
+    )
+
+
+ask = research
+"""``crowdsift.pipeline.research.ask`` is the same entry point under the command's name."""
+
+
+async def research_async(
+    question: str,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    settings: Settings | None = None,
+    options: ResearchOptions | None = None,
+    subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
+) -> ResearchResult:
+    """The whole research run, its dependencies built from settings and released after."""
+    from crowdsift.core.config import get_settings
+
+    async with research_deps(
+        settings or get_settings(),
+        options or ResearchOptions(),
+        experts=experts,
+        search_reddit=search_reddit,
+    ) as deps:
+        run = await run_research(
+            question, deps, experts=experts, search_reddit=search_reddit,
+            use_recent_only=use_recent_only, subreddits=subreddits, sources=sources,
+        )  # fmt: skip
+        return run.result
+
+
+# --- The research run ---------------------------------------------------------------------------
+
+
+@dataclass
+class _RedditPart:
+    run: RedditRun | None = None
+    answer: Answer | None = None
+    failure: str | None = None
+
+
+def _research_attributes(
+    question: str,
+    deps: AskDeps,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    sources: Sequence[str] = (),
+    **_: object,
+) -> Attributes:
+    """The root span's inputs: the question (the only untrusted text a span carries)."""
+    return {
+        "crowdsift.question": question[:500],
+        "crowdsift.experts": list(experts),
+        "crowdsift.search_reddit": search_reddit,
+        "crowdsift.sources": list(sources),
+        ENGINE: deps.engine.name,
+    }
+
+
+def _run_attributes(run: AskRun) -> Attributes:
+    usage = run.result.usage
+    return {
+        STATUS: run.result.status,
+        INPUT_TOKENS: usage.prompt_tokens,
+        OUTPUT_TOKENS: usage.completion_tokens,
+        COST_USD: usage.cost_usd,
+        "crowdsift.calls": usage.calls,
+    }
+
+
+@observe("research", attributes=_research_attributes, result_attributes=_run_attributes)
+async def run_research(
+    question: str,
+    deps: AskDeps,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+    use_recent_only: bool = False,
+    subreddits: Sequence[str] = (),
+    sources: Sequence[ExtraSource] = (),
+) -> AskRun:
+    """Ask Reddit, the chosen experts and sources at once, then synthesise once.
+
+    With experts or other sources beside it, a Reddit failure (bad credentials, say) becomes a
+    ``failed`` ``reddit_response`` and the rest still answers; in Reddit-only mode the error is
+    raised, because there is nothing else to show.
+    """
+    if not question.strip():
+        raise PlanError("the question is empty; ask something like 'is the Plaud Note worth it?'")
+    if not experts and not search_reddit and not sources:
+        raise PlanError(
+            "nothing to research: name experts (--experts a,b) or keep Reddit search on"
+        )
+    engine = CountingEngine(deps.engine, budget_usd=deps.budget())
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+
+    async def expert_branch() -> list[ExpertResponse]:
+        if not experts:
+            return []
+        clock = time.perf_counter()
+        deps.progress("experts", f"asking {', '.join(experts)}")
+        try:
+            with stage_span("research.experts", items_in=len(experts)):
+                return await _ask_experts(question, deps, engine, experts, use_recent_only)
+        finally:
+            timings["experts"] = elapsed_ms(clock)
+
+    async def reddit_branch() -> _RedditPart:
+        if not search_reddit:
+            return _RedditPart()
+        clock = time.perf_counter()
+        try:
+            with stage_span("research.reddit", source=deps.source.name if deps.source else None):
+                return _RedditPart(run=await _search_reddit(question, deps, engine, subreddits))
+        except CrowdsiftError as exc:
+            if not experts and not sources:
+                raise
+            return _RedditPart(failure=str(exc))
+        finally:
+            timings["reddit"] = elapsed_ms(clock)
+
+    expert_responses, reddit, fetches = await asyncio.gather(
+        expert_branch(),
+        reddit_branch(),
+        _extra_sources(question, deps, engine, sources, timings),
+    )
+    reddit.answer = await _synthesize(question, deps, engine, reddit, evidence_items(fetches),
+                                      timings)  # fmt: skip
+    timings["total"] = elapsed_ms(started)
+    response = _reddit_response(deps, engine, reddit)
+    summary = reddit.answer.summary if reddit.answer else None
+    result = ResearchResult(
+        question=question,
+        status=_overall_status(expert_responses, response, summary, fetches, engine.usage),
+        engine=engine.name,
+        plan=reddit.run.plan if reddit.run else None,
+        fetch=_fetch_summary(deps, reddit.run) if reddit.run else None,
+        summary=summary,
+        expert_responses=expert_responses,
+        reddit_response=response,
+        source_fetches=fetches,
+        timings_ms=timings,
+        usage=engine.usage,
+    )
+    evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
+    return AskRun(result=result, evidence=evidence or _empty_evidence(question))
+
+
+async def _ask_experts(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    experts: Sequence[str],
+    use_recent_only: bool,
+) -> list[ExpertResponse]:
+    from crowdsift.pipeline.experts.pipeline import run_panel
+
+    if deps.expert_store is None:
+        raise ConfigError("experts were asked for but no expert store was given")
+    return await run_panel(
+        question,
+        experts,
+        store=deps.expert_store,
+        engine=engine,
+        config=deps.experts_config or ExpertsConfig(),
+        use_recent_only=use_recent_only,
+    )
+
+
+async def _search_reddit(
+    question: str, deps: AskDeps, engine: Engine, subreddits: Sequence[str]
+) -> RedditRun:
+    if deps.source is None:
+        raise ConfigError("this run has no Reddit source; build it with Reddit search on")
+    return await run_reddit(
+        question,
+        SidecarDeps(
+            source=deps.source,
+            engine=engine,
+            config=deps.sidecar_config or SidecarConfig(),
+            filters=FilterConfig.from_settings(deps.settings),
+            candidates=deps.candidates or DEFAULT_SUBREDDITS,
+            progress=deps.progress,
+            store=deps.store,
+            min_yield=deps.settings.gate_min_yield,
+        ),
+        subreddits=subreddits,
+    )
+
+
+async def _extra_sources(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    sources: Sequence[ExtraSource],
+    timings: dict[str, float],
+) -> list[SourceFetch]:
+    if not sources:
+        return []
+    clock = time.perf_counter()
+    try:
+        with stage_span("research.sources", sources=list(sources)):
+            tools = deps.source_tools or tools_from_settings(deps.settings)
+            return await fetch_sources(
+                question, sources, tools=tools, engine=engine, progress=deps.progress
+            )
+    finally:
+        timings["sources"] = elapsed_ms(clock)
+
+
+async def _synthesize(
+    question: str,
+    deps: AskDeps,
+    engine: Engine,
+    reddit: _RedditPart,
+    items: Sequence[EvidenceItem],
+    timings: dict[str, float],
+) -> Answer | None:
+    """The one synthesis over the drilled threads and the videos/products (none when Reddit
+    was off or failed and no other source found anything).
+
+    The Reddit answer as a whole keeps ``CROWDSIFT_SIDECAR_TIMEOUT``: the synthesis gets what
+    the branch left of it, and a branch that already hit the bound is not synthesised."""
+    run = reddit.run
+    if run is None and not items:
+        return None
+    config = deps.sidecar_config or SidecarConfig()
+    remaining = config.timeout_s - (run.timings.get("total", 0.0) / 1000 if run else 0.0)
+    if run is not None and (run.timed_out or remaining <= 0):
+        return None
+    threads = run.threads if run else []
+    clock = time.perf_counter()
+    more = f" and {len(items)} videos/products" if items else ""
+    deps.progress("synthesize", f"synthesising {len(threads)} threads{more}")
+    try:
+        async with asyncio.timeout(remaining):
+            with stage_span("research.synthesize", items_in=len(threads) + len(items)):
+                return await synthesize_answer(
+                    question,
+                    threads,
+                    analysis=run.analysis if run else None,
+                    engine=engine,
+                    extra=items,
+                    selector_config=SelectorConfig.from_settings(deps.settings),
+                    summarizer_config=SummarizerConfig.from_settings(deps.settings),
+                    sidecar_config=config,
+                )
+    except TimeoutError:
+        if run is not None:
+            run.timed_out = True
+            run.errors.append(bound_message(config.timeout_s, "synthesize"))
+        return None
+    finally:
+        timings["synthesize"] = elapsed_ms(clock)
+
+
+def _reddit_response(
+    deps: AskDeps, engine: CountingEngine, reddit: _RedditPart
+) -> RedditResponse | None:
+    """The Reddit branch as ``reddit_response``: what was searched, ranked and drilled, and the
+    staff-engineer sections of the one synthesis."""
+    source = deps.source.name if deps.source is not None else "none"
+    if reddit.failure is not None:
+        return RedditResponse(
+            status="failed", engine=engine.name, source=source, errors=[reddit.failure]
+        )
+    run = reddit.run
+    if run is None:
+        return None
+    answer = reddit.answer
+    errors = [*run.errors, *(answer.errors if answer else [])]
+    return RedditResponse(
+        status=_reddit_status(run, answer),
+        engine=engine.name,
+        source=source,
+        analysis=run.analysis,
+        queries=run.plan.queries if run.plan else [],
+        candidates_found=len(run.candidates) + run.duplicates_removed,
+        duplicates_removed=run.duplicates_removed,
+        ranked=run.ranked,
+        rerank_fell_back=run.rerank_fell_back,
+        threads_drilled=sum(1 for t in run.threads if t.error is None),
+        comments_drilled=sum(len(t.comments) for t in run.threads),
+        synthesis=answer.synthesis if answer else None,
+        timed_out=run.timed_out,
+        errors=errors,
+        timings_ms=run.timings,
+        usage=engine.usage,
+    )
+
+
+def _reddit_status(run: RedditRun, answer: Answer | None) -> SidecarStatus:
+    if run.searches and run.failed_searches == run.searches:
+        return "failed"
+    if not run.candidates and not run.timed_out:
+        return "no_results"
+    synthesis = answer.synthesis if answer else None
+    degraded = (
+        run.timed_out
+        or bool(run.errors)
+        or synthesis is None
+        or bool(synthesis.removed_citations or synthesis.dropped_claims)
+        or (answer is not None and answer.summary.status != "ok")
+    )
+    return "partial" if degraded else "ok"
+
+
+def _fetch_summary(deps: AskDeps, run: RedditRun) -> FetchSummary:
+    """The real fetch report and what the gate did, in the counts ``ask --json`` reports."""
+    report = run.report
+    return FetchSummary(
+        source=deps.source.name if deps.source is not None else "none",
+        posts_seen=report.posts_seen if report else 0,
+        posts_accepted=report.posts_accepted if report else 0,
+        posts_relevant=run.gate.relevant,
+        posts_judged=run.gate.judged,
+        yield_ratio=run.gate.yield_ratio,
+        refetched=run.gate.refetched,
+        gate_failed_open=run.gate.failed_open,
+        comments_accepted=sum(len(t.comments) for t in run.threads),
+        requests=report.requests if report else 0,
+        post_rejections=report.post_rejections if report else {},
+        skipped_subreddits=report.skipped_subreddits if report else {},
+        errors=report.errors if report else [],
+    )
+
+
+def _overall_status(
+    experts: Sequence[ExpertResponse],
+    reddit: RedditResponse | None,
+    summary: SummarizeResult | None,
+    fetches: Sequence[SourceFetch] = (),
+    usage: Usage | None = None,
+) -> ResearchStatus:
+    """``error`` when every part failed; ``partial`` when any did or the budget cut calls."""
+    parts: list[str] = [e.status for e in experts]
+    if usage is not None and usage.budget_exhausted:
+        parts.append("partial")
+    parts += ["failed" if f.errors else "ok" for f in fetches if not f.skipped]
+    if reddit is not None:
+        parts.append(reddit.status)
+    if summary is not None:
+        parts.append(summary.status)
+    failed = {"failed", "error"}
+    if parts and all(p in failed for p in parts):
+        return "error"
+    return "ok" if all(p == "ok" for p in parts) else "partial"
+
+
+def _empty_evidence(question: str) -> FetchResult:
+    return FetchResult(
+        query=question, plan_id=uuid4(), search_terms=[question[:60] or "-"], subreddits=[],
+        fetched_at=datetime.now(UTC),
+    )  # fmt: skip

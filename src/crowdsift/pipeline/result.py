@@ -1,0 +1,118 @@
+"""What one research run takes and reports: ``AskDeps`` in; ``ResearchResult`` (the JSON of
+``crowdsift ask --json``, the API's job result) and its ``FetchSummary`` out.
+
+Kept apart from ``crowdsift.pipeline.research`` (which runs the research) and imports no pipeline
+code, so that readers of results — the API, the MCP server, the renderers, the job store — and the
+wiring that builds a run's dependencies depend on the shape, not on the pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from crowdsift.core.models import RejectReason, SearchPlan
+from crowdsift.engines.base import Usage
+from crowdsift.pipeline.reddit.models import RedditResponse
+from crowdsift.pipeline.synthesis.models import SummarizeResult
+from crowdsift.sources.experts.models import ExpertResponse
+from crowdsift.sources.models import SourceFetch
+
+if TYPE_CHECKING:
+    from crowdsift.core.config import Settings
+    from crowdsift.core.models import FetchResult
+    from crowdsift.core.source import RedditSource
+    from crowdsift.core.store import CommentStore
+    from crowdsift.engines.base import Engine
+    from crowdsift.pipeline.experts.config import ExpertsConfig
+    from crowdsift.pipeline.gate.run_sources import ExtraSource, SourceTool
+    from crowdsift.pipeline.reddit.config import SidecarConfig
+    from crowdsift.pipeline.reddit.planner import SubredditProfile
+    from crowdsift.sources.experts.models import ExpertStore
+
+Progress = Callable[[str, str], None]
+"""``progress(stage, message)``: what the run is doing, for a terminal, a job log or SSE."""
+
+
+class FetchSummary(BaseModel):
+    """The fetch and the gate in numbers (the posts themselves are in the sources)."""
+
+    source: str
+    posts_seen: int
+    posts_accepted: int
+    posts_relevant: int
+    yield_ratio: float
+    refetched: bool
+    gate_failed_open: bool
+    comments_accepted: int
+    posts_judged: int = Field(0, description="candidates the relevance gate judged")
+    requests: int = Field(0, description="HTTP requests the source made (cache hits excluded)")
+    post_rejections: dict[RejectReason, int] = Field(default_factory=dict)
+    skipped_subreddits: dict[str, str] = Field(default_factory=dict)
+    errors: list[str] = Field(default_factory=list)
+
+
+ResearchStatus = Literal["ok", "partial", "error"]
+
+
+class ResearchResult(BaseModel):
+    """Everything ``crowdsift ask --json`` reports about one question.
+
+    ``plan``, ``fetch`` and ``summary`` describe the Reddit answer and are null when Reddit
+    search is off; ``expert_responses`` is empty when no expert was asked (Reddit-only mode).
+    """
+
+    question: str
+    status: ResearchStatus = Field(
+        description="ok when every part is ok; error when every part failed; else partial"
+    )
+    engine: str = Field(description='"local" (extractive, not an LLM) or "openai"')
+    plan: SearchPlan | None = None
+    fetch: FetchSummary | None = None
+    summary: SummarizeResult | None = None
+    expert_responses: list[ExpertResponse] = Field(default_factory=list)
+    reddit_response: RedditResponse | None = None
+    source_fetches: list[SourceFetch] = Field(
+        default_factory=list,
+        description="YouTube / Amazon: what each gated source returned, or why it was skipped",
+    )
+    timings_ms: dict[str, float]
+    usage: Usage
+
+
+def _quiet(stage: str, message: str) -> None:
+    """The default progress callback: say nothing."""
+
+
+@dataclass
+class AskDeps:
+    """What a research run needs; ``crowdsift.pipeline.wiring`` builds these from settings."""
+
+    settings: Settings
+    engine: Engine
+    source: RedditSource | None
+    store: CommentStore | None = None
+    candidates: Sequence[SubredditProfile] = ()
+    """Subreddits the formulation may choose; empty = the built-in ``DEFAULT_SUBREDDITS``."""
+    progress: Progress = field(default=_quiet)
+    expert_store: ExpertStore | None = None
+    experts_config: ExpertsConfig | None = None
+    sidecar_config: SidecarConfig | None = None
+    source_tools: Mapping[ExtraSource, SourceTool] | None = None
+    """YouTube / Amazon fetch tools; None = the APIs configured in settings."""
+    budget_usd: float | None = None
+    """Stop LLM calls once the run cost this much; None = ``settings.budget_usd``."""
+
+    def budget(self) -> float | None:
+        return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd
+
+
+@dataclass
+class AskRun:
+    """The result, plus the evidence it was built from (for eval and previews)."""
+
+    result: ResearchResult
+    evidence: FetchResult

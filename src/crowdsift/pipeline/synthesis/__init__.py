@@ -1,0 +1,2 @@
+"""The one synthesis (seed 004 + seed 001 phase 4): drilled threads → selector → prompt →
+engine → grounding → ``Answer`` (``crowdsift.pipeline.synthesis.answer.synthesize_answer``)."""

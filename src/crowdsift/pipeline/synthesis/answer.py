@@ -1,0 +1,212 @@
+"""The one synthesis (seed 004 + seed 001 phase 4): selector → prompt → engine → grounding.
+
+``synthesize_answer`` makes exactly one engine call when there is evidence and none when
+there is not, and returns one checked ``Answer``: the seed-004 ``SummarizeResult`` (summary,
+highlights, cautions, sources) and the staff-engineer ``SidecarSynthesis`` (hidden gems,
+minority report, pivot alerts, comparison table) whose summary is the same text.
+
+It never raises for an engine failure: a failed or unparsable reply is a ``status="error"``
+summary with a ``reason`` and no synthesis, so callers (CLI, API, MCP) always have something to
+show. Honesty rules live here too: no evidence means no engine call and a plain "nothing found";
+too little evidence is answered but flagged ``partial`` with a caution. One structured log line
+per call carries what is needed to correlate it with saved previews.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from crowdsift.core.errors import EngineError
+from crowdsift.core.log import get_logger
+from crowdsift.engines.base import Engine, Stopwatch
+from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, SidecarSynthesis
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.grounding import ground
+from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResult
+from crowdsift.pipeline.synthesis.prompt import PromptContext, get_template
+from crowdsift.pipeline.synthesis.selector import select_threads
+from crowdsift.pipeline.synthesis.task import AnswerTask
+from crowdsift.sources.models import EvidenceItem
+
+log = get_logger(__name__)
+
+NO_EVIDENCE_SUMMARY = (
+    "No matching Reddit discussion was found for this question, so there is nothing to "
+    "summarise. Try broader search terms or other subreddits."
+)
+NO_EVIDENCE_CAUTION = (
+    "No evidence was found: this is not an answer. Research the question elsewhere before deciding."
+)
+DEFAULT_GEMS, DEFAULT_DISSENT = 5, 3
+
+
+class Answer(BaseModel):
+    """The one checked answer to a question."""
+
+    summary: SummarizeResult = Field(description="status, summary, highlights, cautions, sources")
+    synthesis: SidecarSynthesis | None = Field(
+        None, description="the staff-engineer sections; None without evidence or on failure"
+    )
+    errors: list[str] = Field(default_factory=list)
+
+
+def needs_table(analysis: QueryAnalysis | None) -> bool:
+    """A comparison question ("X vs Y") must get a table, one row per option."""
+    return analysis is not None and (analysis.intent == "comparison" or bool(analysis.compared))
+
+
+def thin_evidence_caution(count: int) -> str:
+    """The caution added when fewer posts than ``min_evidence_posts`` back the answer."""
+    posts = "post" if count == 1 else "posts"
+    return (
+        f"Evidence is thin: only {count} matching Reddit {posts}. Treat this as anecdotal and "
+        "research further before relying on it."
+    )
+
+
+def prompt_context(analysis: QueryAnalysis | None, sidecar: SidecarConfig | None) -> PromptContext:
+    """What the prompt and the local strategy need from the analysis and the section caps."""
+    gems = sidecar.max_gems if sidecar else DEFAULT_GEMS
+    dissent = sidecar.max_dissent if sidecar else DEFAULT_DISSENT
+    if analysis is None:
+        return PromptContext(max_gems=gems, max_dissent=dissent)
+    return PromptContext(
+        english_question=analysis.english_question,
+        intent=analysis.intent,
+        compared=tuple(analysis.compared),
+        language=analysis.language,
+        table_required=needs_table(analysis),
+        max_gems=gems,
+        max_dissent=dissent,
+    )
+
+
+async def synthesize_answer(
+    question: str,
+    threads: Sequence[DrilledThread],
+    *,
+    analysis: QueryAnalysis | None,
+    engine: Engine,
+    extra: Sequence[EvidenceItem] = (),
+    selector_config: SelectorConfig | None = None,
+    summarizer_config: SummarizerConfig | None = None,
+    sidecar_config: SidecarConfig | None = None,
+    prompt_version: str = "v1",
+) -> Answer:
+    """Answer ``question`` from ``threads`` (and ``extra`` videos/products) with one call.
+
+    ``selector_config`` defaults to ``SelectorConfig.for_drilled_threads``; the summary's
+    budget and caps come from ``summarizer_config``, the sections' caps from
+    ``sidecar_config``. Raises ``ConfigError`` only for an unknown ``prompt_version`` (a
+    caller's mistake, found before any work is done).
+    """
+    get_template(prompt_version)
+    if selector_config is None:  # every thread, and room for every video and product
+        selector_config = SelectorConfig.for_drilled_threads(len(threads) + len(extra))
+    request = select_threads(
+        question, threads, selector_config, prompt_version=prompt_version, extra=extra
+    )
+    return await answer_request(
+        request,
+        analysis=analysis,
+        engine=engine,
+        summarizer_config=summarizer_config,
+        sidecar_config=sidecar_config,
+    )
+
+
+async def answer_request(
+    request: SummarizeRequest,
+    *,
+    analysis: QueryAnalysis | None,
+    engine: Engine,
+    summarizer_config: SummarizerConfig | None = None,
+    sidecar_config: SidecarConfig | None = None,
+) -> Answer:
+    """``synthesize_answer`` after the selector: one engine call over ``request``'s evidence."""
+    config = summarizer_config or SummarizerConfig()
+    prompt_version = request.prompt_version
+    stopwatch = Stopwatch()
+    count = len(request.post_payloads)
+    if count == 0:
+        result = SummarizeResult(
+            status="partial",
+            summary=NO_EVIDENCE_SUMMARY,
+            cautions=[NO_EVIDENCE_CAUTION][: config.max_cautions],
+            prompt_version=prompt_version,
+            engine=engine.name,
+            reason="no posts matched the question; the engine was not called",
+        )
+        _log(request, result, None, stopwatch, tokens=(0, 0))
+        return Answer(summary=result)
+    context = prompt_context(analysis, sidecar_config)
+    try:
+        reply = await engine.run(AnswerTask(request, config, context))
+    except EngineError as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        result = SummarizeResult(
+            status="error", summary="", prompt_version=prompt_version, engine=engine.name,
+            reason=reason,
+        )  # fmt: skip
+        log.warning("summarize_failed", plan_id=str(request.plan_id), error=reason)
+        _log(request, result, None, stopwatch, tokens=(0, 0))
+        return Answer(summary=result, errors=[f"synthesis failed ({type(exc).__name__}): {exc}"])
+    grounded = ground(
+        reply.output, request, config, engine=reply.engine,
+        max_gems=context.max_gems, max_dissent=context.max_dissent,
+    )  # fmt: skip
+    result = grounded.result
+    if count < config.min_evidence_posts:
+        result = _flag_thin(result, count, config)
+    if grounded.problems:
+        log.warning("summarize_ungrounded", problems=grounded.problems)
+    usage = reply.usage
+    tokens = (usage.prompt_tokens, usage.completion_tokens)
+    _log(request, result, grounded.synthesis, stopwatch, tokens=tokens, model=reply.model)
+    return Answer(summary=result, synthesis=grounded.synthesis)
+
+
+def _flag_thin(result: SummarizeResult, count: int, config: SummarizerConfig) -> SummarizeResult:
+    """Partial, with the thin-evidence caution first (within ``max_cautions``)."""
+    cautions = [thin_evidence_caution(count), *result.cautions][: config.max_cautions]
+    reason = f"thin evidence: {count} post(s), fewer than {config.min_evidence_posts}"
+    return result.model_copy(
+        update={
+            "status": "partial",
+            "cautions": cautions,
+            "reason": f"{result.reason}; {reason}" if result.reason else reason,
+        }
+    )
+
+
+def _log(
+    request: SummarizeRequest,
+    result: SummarizeResult,
+    synthesis: SidecarSynthesis | None,
+    stopwatch: Stopwatch,
+    *,
+    tokens: tuple[int, int],
+    model: str | None = None,
+) -> None:
+    log.info(
+        "summarize_done",
+        query=request.query,
+        plan_id=str(request.plan_id),
+        posts=len(request.post_payloads),
+        prompt_version=request.prompt_version,
+        engine=result.engine,
+        model=model,
+        tok_in=tokens[0],  # not "*_tokens": log.py redacts fields named like "token"
+        tok_out=tokens[1],
+        latency_ms=stopwatch.ms(),
+        status=result.status,
+        sources=len(result.sources),
+        gems=len(synthesis.hidden_gems) if synthesis else 0,
+        dissent=len(synthesis.minority_report) if synthesis else 0,
+        pivots=len(synthesis.pivot_alerts) if synthesis else 0,
+        rows=len(synthesis.comparison_table) if synthesis else 0,
+        reason=result.reason,
+    )

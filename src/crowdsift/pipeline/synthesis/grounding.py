@@ -1,0 +1,285 @@
+"""Grounding (DESIGN.md "Grounding"): an engine's draft against the evidence, in code. One check.
+
+Pure. Nothing an engine returns is trusted:
+
+- every citation and link in every text must name an item of the evidence (a post, video,
+  product or comment the selector showed); what does not is removed and reported
+  (``references``), and kept citations are stored as ``[post:ID]`` / ``[comment:ID]``;
+- a claim left without a citation is dropped: a highlight, caution, hidden gem, dissent,
+  pivot or table row that cites nothing is exactly the confident invention grounding stops;
+- every source must be an evidence post with that post's own permalink; source metadata (url,
+  subreddit, title) always comes from the evidence, never from the model;
+- numbers a reader may act on (a gem's karma, a dissent's votes, when a pivot happened) come
+  from the evidence, never from the engine's text;
+- the summary keeps its budget (cut after a whole sentence), the lists their caps.
+
+Any problem makes the result ``partial`` with the problems as its ``reason``. Not problems
+(normal tidying): repeated sources, items cited inline but missing from ``sources`` (added from
+the evidence), citation lists such as ``[post:a, post:b]``, caps on the staff-engineer sections.
+The staff-engineer ``SidecarSynthesis`` shares the summary text, and its ``sources`` list every
+item any part cites, in first-citation order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from crowdsift.core.citations import citations_in
+from crowdsift.core.text import truncate_at_sentence
+from crowdsift.pipeline.reddit.models import (
+    ComparisonRow,
+    DraftPivot,
+    DraftRow,
+    HiddenGem,
+    MinorityReport,
+    PivotAlert,
+    SidecarSynthesis,
+)
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
+from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
+    PostPayload,
+    Source,
+    SummarizeRequest,
+    SummarizeResult,
+)
+from crowdsift.pipeline.synthesis.references import Ledger
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """The checked answer: the seed-004 result, the staff-engineer sections, the problems."""
+
+    result: SummarizeResult
+    synthesis: SidecarSynthesis
+    problems: list[str]
+
+
+def ground(
+    draft: AnswerDraft,
+    request: SummarizeRequest,
+    config: SummarizerConfig,
+    *,
+    engine: str = "",
+    max_gems: int = 5,
+    max_dissent: int = 3,
+) -> Grounded:
+    """The grounded answer (``ok`` or ``partial``) and what had to be removed from the draft."""
+    ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads))
+    summary, _ = ledger.clean(draft.summary, "summary", claim=False)
+    if len(summary) > config.summary_char_budget:
+        ledger.problems.append(
+            f"summary was {len(summary)} characters; cut to the "
+            f"{config.summary_char_budget}-character budget"
+        )
+        summary = truncate_at_sentence(summary, config.summary_char_budget)
+    if not summary:
+        ledger.problems.append("the engine returned an empty summary")
+    summary_entries = _entries_of(summary, ledger.index)
+    ledger.cite(summary_entries)
+    dropped = 0
+    cited_lists: list[list[str]] = []
+    for name, items, limit in (
+        ("highlights", draft.highlights, config.max_highlights),
+        ("cautions", draft.cautions, config.max_cautions),
+    ):
+        kept: list[str] = []
+        for item in items:
+            text, entries = ledger.clean(item, f"a {name[:-1]}", claim=False)
+            if not text:
+                continue
+            if not entries:
+                dropped += 1
+                ledger.problems.append(f"dropped a {name[:-1]} that cites no evidence")
+                continue
+            kept.append(text)
+        if len(kept) > limit:
+            ledger.problems.append(f"kept {limit} of {len(kept)} {name} (the limit)")
+        kept = kept[:limit]
+        for text in kept:
+            ledger.cite(_entries_of(text, ledger.index))
+        cited_lists.append(kept)
+    highlights, cautions = cited_lists
+    sources = _sources(draft, request, ledger, [*ledger.cited.values()])
+    if request.post_payloads and not sources:
+        ledger.problems.append("the summary cites none of the evidence")
+
+    sections = _Sections(ledger, max_gems=max_gems, max_dissent=max_dissent)
+    sections.check(draft)
+    dropped += sections.dropped
+    if sections.dropped:
+        ledger.problems.append(
+            f"dropped {sections.dropped} staff-engineer claim(s) that cite no evidence"
+        )
+    problems = ledger.problems
+    result = SummarizeResult(
+        status="partial" if problems else "ok",
+        summary=summary,
+        highlights=highlights,
+        cautions=cautions,
+        sources=sources,
+        prompt_version=request.prompt_version,
+        engine=engine,
+        reason="; ".join(problems) if problems else None,
+    )
+    synthesis = SidecarSynthesis(
+        summary=summary,
+        hidden_gems=sections.gems,
+        minority_report=sections.dissent,
+        pivot_alerts=sections.pivots,
+        comparison_table=sections.table,
+        sources=[entry.source() for entry in ledger.cited.values()],
+        removed_citations=ledger.removed,
+        dropped_claims=dropped,
+    )
+    return Grounded(result, synthesis, problems)
+
+
+def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
+    """The evidence items the stored markers of ``text`` name, in order."""
+    found = (index.resolve_cite(c.marker()) for c in citations_in(text))
+    return list(dict.fromkeys(entry for entry in found if entry is not None))
+
+
+def _sources(
+    draft: AnswerDraft,
+    request: SummarizeRequest,
+    ledger: Ledger,
+    cited: Iterable[EvidenceEntry],
+) -> list[Source]:
+    """Draft sources that name an evidence post with its URL, then every post cited inline
+    (a comment's post for a comment)."""
+    index = ledger.index
+    chosen: list[PostPayload] = []
+    for ref in draft.sources:
+        wanted = ref.post_id.strip().removeprefix("post:")
+        entry = index.threads.get(wanted.lower())
+        if entry is None or entry.post is None:
+            ledger.problems.append(f"dropped source {ref.post_id!r}: not in the evidence")
+            if ref.post_id not in ledger.removed:
+                ledger.removed.append(ref.post_id)
+            continue
+        if ref.url is not None and index.resolve_cite(ref.url) is not entry:
+            ledger.problems.append(
+                f"dropped source {entry.id!r}: url {ref.url!r} is not that post's permalink"
+            )
+            continue
+        chosen.append(entry.post)
+    chosen += [entry.post for entry in cited if entry.post is not None]
+    unique = {post.post_id: post for post in reversed(chosen)}
+    order = list(dict.fromkeys(post.post_id for post in chosen))
+    return [_source(unique[post_id]) for post_id in order]
+
+
+def _source(post: PostPayload) -> Source:
+    return Source(
+        post_id=post.post_id, kind=post.kind, url=post.url, subreddit=post.subreddit,
+        title=post.title,
+    )  # fmt: skip
+
+
+class _Sections:
+    """The staff-engineer sections of a draft, checked: cited, capped, numbers from evidence."""
+
+    def __init__(self, ledger: Ledger, *, max_gems: int, max_dissent: int) -> None:
+        self.ledger = ledger
+        self.max_gems = max_gems
+        self.max_dissent = max_dissent
+        self.gems: list[HiddenGem] = []
+        self.dissent: list[MinorityReport] = []
+        self.pivots: list[PivotAlert] = []
+        self.table: list[ComparisonRow] = []
+        self.dropped = 0
+
+    def check(self, draft: AnswerDraft) -> None:
+        for claim in draft.hidden_gems:
+            checked = self._claim(claim.text, claim.cites, "a hidden gem")
+            if checked is not None and len(self.gems) < self.max_gems:
+                text, entries = checked
+                self.gems.append(
+                    HiddenGem(text=text, sources=self._urls(entries), score=_best(entries))
+                )
+        for claim in draft.minority_report:
+            checked = self._claim(claim.text, claim.cites, "the minority report")
+            if checked is not None and len(self.dissent) < self.max_dissent:
+                text, entries = checked
+                self.dissent.append(
+                    MinorityReport(text=text, sources=self._urls(entries), votes=_best(entries))
+                )
+        for pivot in draft.pivot_alerts:
+            alert = self._pivot(pivot)
+            if alert is not None:
+                self.pivots.append(alert)
+        for row in draft.comparison_table:
+            checked_row = self._row(row)
+            if checked_row is not None:
+                self.table.append(checked_row)
+
+    def _urls(self, entries: list[EvidenceEntry]) -> list[str]:
+        self.ledger.cite(entries)
+        return [entry.url for entry in entries]
+
+    def _claim(
+        self, text: str, cites: list[str], where: str
+    ) -> tuple[str, list[EvidenceEntry]] | None:
+        """(plain text, cited entries), or None (counted) when no citation survives or no
+        text is left. Entries are not cited here: a claim dropped later (a cap) adds none."""
+        cleaned, inline = self.ledger.clean(text, where, claim=True)
+        entries = _merge(self.ledger.resolve(cites, where), inline)
+        if not entries or not cleaned:
+            self.dropped += 1
+            return None
+        return cleaned, entries
+
+    def _pivot(self, pivot: DraftPivot) -> PivotAlert | None:
+        checked = self._claim(pivot.text, pivot.cites, "a pivot alert")
+        from_option, from_cites = self.ledger.clean(pivot.from_option, "a pivot", claim=True)
+        to_option, to_cites = self.ledger.clean(pivot.to_option, "a pivot", claim=True)
+        if checked is None:
+            return None
+        if not from_option or not to_option:
+            self.dropped += 1
+            return None
+        text, entries = checked
+        entries = _merge(entries, [*from_cites, *to_cites])
+        dates = [entry.created_at for entry in entries if entry.created_at is not None]
+        return PivotAlert(
+            from_option=from_option,
+            to_option=to_option,
+            text=text,
+            sources=self._urls(entries),
+            first_seen=min(dates) if dates else None,
+            last_seen=max(dates) if dates else None,
+        )
+
+    def _row(self, row: DraftRow) -> ComparisonRow | None:
+        where = "the comparison table"
+        entries = self.ledger.resolve(row.cites, where)
+        option, inline = self.ledger.clean(row.option, where, claim=True)
+        verdict, more = self.ledger.clean(row.verdict, where, claim=True)
+        inline += more
+        pros: list[str] = []
+        cons: list[str] = []
+        for items, target in ((row.pros, pros), (row.cons, cons)):
+            for item in items:
+                cleaned, more = self.ledger.clean(item, where, claim=True)
+                inline += more
+                if cleaned:
+                    target.append(cleaned)
+        entries = _merge(entries, inline)
+        if not option or not entries:
+            self.dropped += 1
+            return None
+        return ComparisonRow(
+            option=option, verdict=verdict, pros=pros, cons=cons, sources=self._urls(entries)
+        )
+
+
+def _best(entries: list[EvidenceEntry]) -> int:
+    return max(entry.score for entry in entries)
+
+
+def _merge(first: list[EvidenceEntry], more: Iterable[EvidenceEntry]) -> list[EvidenceEntry]:
+    return list(dict.fromkeys([*first, *more]))

@@ -1,0 +1,123 @@
+"""Wiring: settings and typed options → the engine, Reddit source, stores a research run needs.
+
+Kept apart from ``crowdsift.pipeline.research`` (the run) and from the CLI, so every front end — the
+CLI, the service, MCP, the library's ``research()`` — builds a run the same way, and the heavy
+imports (engines, numpy) happen only when a question is asked. Nothing here imports the
+pipeline: it only builds what ``AskDeps`` holds.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from crowdsift.core.config import Settings, SourceName
+from crowdsift.core.source import RedditSource
+from crowdsift.core.store import CommentStore
+from crowdsift.engines.base import Engine
+from crowdsift.engines.factory import EngineChoice, build_engine
+from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS, SubredditProfile
+from crowdsift.pipeline.result import AskDeps, Progress
+from crowdsift.sources.reddit.factory import build_source
+
+__all__ = ["EngineChoice", "ResearchOptions", "research_deps"]
+
+
+@dataclass(frozen=True)
+class ResearchOptions:
+    """How to build one run's dependencies (the CLI flags, the API request, library args)."""
+
+    source: SourceName | None = None
+    """None = ``CROWDSIFT_SOURCE``."""
+    engine: EngineChoice | None = None
+    """None = ``CROWDSIFT_ENGINE``."""
+    archive: Path | None = None
+    """An archive file instead of the default one."""
+    persist: bool = True
+    """Store drilled comments in the comment store."""
+    progress: bool | Progress = False
+    """True prints to stderr, a callable receives the events, False is quiet."""
+    shared_engine: Engine | None = None
+    """A long-lived engine (the service's local one), used and left open."""
+    budget_usd: float | None = None
+    """None = ``CROWDSIFT_BUDGET_USD``."""
+
+
+@asynccontextmanager
+async def research_deps(
+    settings: Settings,
+    options: ResearchOptions,
+    *,
+    experts: Sequence[str] = (),
+    search_reddit: bool = True,
+) -> AsyncIterator[AskDeps]:
+    """Build engine, source, stores and subreddit candidates; release them all afterwards.
+
+    The Reddit source is built only when Reddit is searched and the expert store only when
+    experts are asked (bundled demo experts are imported on first use; unknown ids fail here,
+    before any work).
+    """
+    with ExitStack() as stack:
+        reddit: RedditSource | None = None
+        candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
+        progress = _progress_sink(options.progress)
+        if search_reddit:
+            built = build_source(settings, options.source, archive=options.archive)
+            stack.callback(built.source.close)
+            if built.notice and callable(options.progress):
+                progress("source", built.notice)
+            elif built.notice:
+                print(f"note: {built.notice}", file=sys.stderr)
+            reddit = built.source
+            candidates = _candidates(reddit)
+        expert_store = None
+        if experts:
+            from crowdsift.pipeline.experts.commands import ensure_requested
+            from crowdsift.sources.experts.db import SqlExpertStore
+
+            expert_store = SqlExpertStore(settings.resolved_database_url)
+            stack.callback(expert_store.close)
+            ensure_requested(expert_store, experts)
+        comment_store = None
+        if options.persist and search_reddit:
+            comment_store = CommentStore.from_url(settings.resolved_database_url)
+            stack.callback(comment_store.close)
+        engine = options.shared_engine or build_engine(settings, options.engine)
+        try:
+            yield AskDeps(
+                settings=settings,
+                engine=engine,
+                source=reddit,
+                store=comment_store,
+                candidates=candidates,
+                progress=progress,
+                expert_store=expert_store,
+                budget_usd=options.budget_usd,
+            )
+        finally:
+            if options.shared_engine is None:
+                await engine.aclose()
+
+
+def _candidates(source: RedditSource) -> Sequence[SubredditProfile]:
+    """Subreddits the formulation may pick: an archive's own profiles, else the built-in list."""
+    archive_path = getattr(source, "path", None)
+    if isinstance(archive_path, Path):
+        from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+
+        return tuple(subreddit_profiles(archive_path)) or DEFAULT_SUBREDDITS
+    return DEFAULT_SUBREDDITS
+
+
+def _progress_sink(progress: bool | Progress) -> Progress:
+    """True prints to stderr, a callable receives the events, False drops them."""
+    if callable(progress):
+        return progress
+    return _print_progress if progress else (lambda stage, message: None)
+
+
+def _print_progress(stage: str, message: str) -> None:
+    print(f"» {stage}: {message}", file=sys.stderr, flush=True)

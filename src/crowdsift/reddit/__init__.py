@@ -1,1 +1,0 @@
-"""Reddit: transport (HTTP, auth, rate limits), sources, pure filtering, and the fetcher."""

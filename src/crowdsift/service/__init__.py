@@ -1,0 +1,1 @@
+"""What every front end calls (facade), the HTTP API, research jobs, the MCP server, metrics."""

@@ -1,0 +1,138 @@
+"""``archive``: a RedditSource over a local SQLite archive of Pushshift / Arctic Shift dumps.
+
+Keyless and offline. Search emulates ``/r/{sub}/search?restrict_sr=1`` with FTS5 (see
+``crowdsift.sources.archive.search`` for the query, sort and cursor rules); comments come from the
+stored thread (``fetch_comment_tree`` reads all of it, so its tree is never a sample). Each
+OS thread gets its own read-only connection, because sqlite3 connections must not be shared
+by threads running queries at the same time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from crowdsift.core.config import SearchSort, SourceName, TimeFilter
+from crowdsift.core.errors import ArchiveError
+from crowdsift.core.log import get_logger
+from crowdsift.core.source import RawThing, SearchPage, SourceStats
+from crowdsift.core.text import utc_now
+from crowdsift.sources.archive import db
+from crowdsift.sources.archive.search import search_posts, thread_comments, top_level_comments
+from crowdsift.sources.reddit.threads import comment_tree
+
+log = get_logger(__name__)
+
+
+class ArchiveSource:
+    """Search and comments from a local archive file; safe to call from several threads."""
+
+    name: SourceName = "archive"
+
+    def __init__(self, path: Path, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self.path = Path(path)
+        self.stats = SourceStats()
+        self._clock = clock
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+        self._connection()  # fail now, with the path and what to do, not mid-fetch
+
+    def search_subreddit(
+        self,
+        subreddit: str,
+        term: str,
+        *,
+        sort: SearchSort = "relevance",
+        time_filter: TimeFilter = "all",
+        limit: int = 25,
+        after: str | None = None,
+    ) -> SearchPage:
+        """One page of matching submissions (see ``crowdsift.sources.archive.search``)."""
+        self._count(pages=1)
+        try:
+            page = search_posts(
+                self._connection(),
+                subreddit,
+                term,
+                sort=sort,
+                time_filter=time_filter,
+                limit=limit,
+                after=after,
+                now=self._clock(),
+                archive=f"archive {self.path}",
+            )
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"searching archive {self.path} failed: {exc}") from exc
+        log.debug(
+            "archive_search",
+            subreddit=subreddit,
+            term=term,
+            sort=sort,
+            time_filter=time_filter,
+            items=len(page.posts),
+            after=page.after,
+        )
+        return page
+
+    def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
+        """Top-level comments of one post, highest score first; ``more`` never occurs here."""
+        self._count(pages=0)
+        try:
+            return top_level_comments(self._connection(), post_id, limit=limit)
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"reading comments from archive {self.path} failed: {exc}") from exc
+
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """Every stored comment of the post, built into a top-first tree and cut (no sample)."""
+        if limit < 1 or depth < 1:
+            return []
+        self._count(pages=0)
+        try:
+            comments = thread_comments(self._connection(), post_id)
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"reading comments from archive {self.path} failed: {exc}") from exc
+        return comment_tree(comments, post_id, limit=limit, depth=depth)
+
+    def close(self) -> None:
+        """Close every per-thread connection; later calls raise ArchiveError."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+
+    def __enter__(self) -> ArchiveSource:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and not self._closed:
+            return conn
+        with self._lock:
+            if self._closed:
+                raise ArchiveError(f"the archive source for {self.path} is closed")
+            conn = db.open_readonly(self.path)
+            self._connections.append(conn)
+        self._local.conn = conn
+        return conn
+
+    def _count(self, *, pages: int) -> None:
+        with self._lock:
+            self.stats.requests += 1
+            self.stats.pages += pages

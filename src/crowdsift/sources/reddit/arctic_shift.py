@@ -1,0 +1,360 @@
+"""The keyless ``arctic-shift`` source: the public Arctic Shift archive API.
+
+What the API is, per its reference (github.com/ArthurHeitmann/arctic_shift, ``api/README.md``)
+and the issues of that repository:
+
+- Base URL ``https://arctic-shift.photon-reddit.com``; no key. Answers ``{"data": [...]}`` of
+  Reddit's own t3/t1 ``data`` dicts (with ``permalink``); errors ``{"data": null, "error":
+  "..."}``. A query that runs too long answers HTTP 422 ``"Timeout. Maybe slow down a bit"``
+  (issue #66; README "Query timeout": reduce ``limit``, narrow the filter, or just try again).
+- ``/api/posts/search``: ``subreddit``, ``query`` (full text over title + selftext, only with
+  ``subreddit``/``author``, "not supported with very active users or subreddits"),
+  ``after``/``before`` (epoch seconds and other Date forms), ``over_18``, ``limit`` 1-100,
+  ``sort`` ``asc``/``desc`` — by ``created_utc`` only. There is no score or relevance order.
+- ``/api/comments/search``: ``link_id`` (a post ID, ``t3_`` allowed) and ``parent_id`` — empty
+  means top-level comments — with the same ``limit``/``sort``/``after``/``before``.
+- ``fields`` can trim answers, but ``permalink`` and ``is_self`` are not selectable, so we
+  never send it: the filtering layer needs both.
+- Rate limits: "a couple of requests per second" is fine; ``X-RateLimit-Remaining`` and
+  ``X-RateLimit-Reset`` report the rest, but the docs do not say whether Reset is seconds or
+  a timestamp. Reading it as seconds (Reddit's convention, what ``RateLimiter`` does) could
+  stall a fetch for decades, so this source uses no ``RateLimiter``: the transport honours
+  429 + ``Retry-After`` instead.
+- A subreddit that does not exist is not signalled (the search is just empty), so this source
+  never raises ``SubredditUnavailableError``.
+
+How Reddit's search maps onto it:
+
+- ``sort``: ``new`` is exact (``sort=desc``). ``relevance``, ``top``, ``hot`` and ``comments``
+  cannot be honoured; they fall back to newest first (counted in ``stats.extra``) and the
+  fetcher's relevance scoring decides what matters.
+- ``time_filter``: a lower bound ``after = now - {hour, day, week (7 d), month (30 d), year
+  (365 d)}`` from the injected clock, sent as epoch seconds.
+- ``include_over_18=false`` becomes ``over_18=false``.
+- Paging: the cursor is the last ``created_utc`` plus the IDs already returned at that second
+  (``"1700000000:abc,def"``). The next request asks ``before=<ts + 1>`` and drops those IDs, so
+  posts sharing a second across a page boundary are neither lost nor repeated.
+- Comments: top-level only (``parent_id=``), oldest first — the archive has no "best" order.
+- Comment trees: one ``link_id`` query without ``parent_id`` (every level), ``limit=100``, the
+  most one call returns, oldest first; ``crowdsift.sources.reddit.threads.comment_tree`` then builds
+  the tree and orders siblings by score. A thread of more than 100 comments is therefore a
+  sample: its oldest 100, whose replies' parents are (being older) in it too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from crowdsift.core.config import SearchSort, Settings, SourceName, TimeFilter
+from crowdsift.core.errors import HttpStatusError, ResponseError, TransportError
+from crowdsift.core.log import get_logger
+from crowdsift.core.source import RawThing, SearchPage, SourceStats
+from crowdsift.core.text import utc_now
+from crowdsift.http.transport import HttpTransport, OwnsClient
+from crowdsift.sources.reddit.threads import comment_tree
+
+log = get_logger(__name__)
+
+POSTS_PATH = "/api/posts/search"
+COMMENTS_PATH = "/api/comments/search"
+MAX_LIMIT = 100
+MAX_TIMEOUT_SHRINKS = 2
+"""On an API query timeout, ask again with half the ``limit`` at most this many times."""
+
+TIME_FILTER_SECONDS: dict[str, int] = {
+    "hour": 3600,
+    "day": 86400,
+    "week": 7 * 86400,
+    "month": 30 * 86400,
+    "year": 365 * 86400,
+}
+_TIMEOUT_WORDS = ("timeout", "timed out", "slow down")
+_WHAT_TO_DO = (
+    "Arctic Shift is a free archive with a hard query time limit and no support for full-text "
+    "search in very active subreddits: narrow CROWDSIFT_SEARCH_TIME, lower CROWDSIFT_PAGE_SIZE, "
+    "try again later, or use --source archive / --source reddit-api."
+)
+
+
+@dataclass(frozen=True)
+class TimeCursor:
+    """Where the next date-ordered page starts: at second ``edge``, minus the IDs in ``seen``.
+
+    An empty ``seen`` means "strictly past ``edge``" (used when a full page of one second made
+    no progress, so the rest of that second is skipped rather than looping).
+    """
+
+    edge: int
+    seen: frozenset[str] = frozenset()
+
+    def encode(self) -> str:
+        return f"{self.edge}:{','.join(sorted(self.seen))}" if self.seen else str(self.edge)
+
+    @classmethod
+    def decode(cls, text: str) -> TimeCursor:
+        edge, _, ids = text.partition(":")
+        try:
+            return cls(int(edge), frozenset(i for i in ids.split(",") if i))
+        except ValueError:
+            raise ValueError(
+                f"{text!r} is not an arctic-shift cursor; pass the 'after' of a page this "
+                "source returned (or None for the first page)"
+            ) from None
+
+    def bound(self, *, descending: bool) -> int:
+        """The exclusive ``before`` (descending) or ``after`` (ascending) for the next request."""
+        if descending:
+            return self.edge + 1 if self.seen else self.edge
+        return self.edge - 1 if self.seen else self.edge
+
+    @classmethod
+    def after_page(cls, items: list[RawThing], previous: TimeCursor | None) -> TimeCursor | None:
+        """The cursor past ``items`` (the raw page, in API order); None if it has no dates."""
+        things = [thing for item in items if (thing := _unwrap(item, None)) is not None]
+        dated = [(ts, str(t.get("id"))) for t in things if (ts := _created(t)) is not None]
+        if not dated:
+            return None
+        edge = dated[-1][0]
+        seen = {item_id for ts, item_id in dated if ts == edge}
+        if previous is not None and previous.edge == edge:
+            if seen <= previous.seen:  # a full page inside one second, nothing new: skip it
+                return cls(edge)
+            seen |= previous.seen
+        return cls(edge, frozenset(seen))
+
+
+class ArcticShiftSource(OwnsClient):
+    """Reddit content from the Arctic Shift archive API. Safe to share between threads."""
+
+    def __init__(
+        self, transport: HttpTransport, *, clock: Callable[[], datetime] = utc_now
+    ) -> None:
+        self.transport = transport
+        self.name: SourceName = "arctic-shift"
+        self.stats: SourceStats = transport.stats  # the same object the transport counts in
+        self._clock = clock
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        http_client: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> ArcticShiftSource:
+        """Build the source from settings; an injected client is used as is (and not closed)."""
+        client = http_client
+        if client is None:
+            client = httpx.Client(
+                base_url=settings.arctic_shift_base_url,
+                timeout=settings.http_timeout,
+                headers={"User-Agent": settings.reddit_user_agent},
+            )
+        transport = HttpTransport.from_settings(
+            client, settings, source="arctic-shift", sleep=sleep
+        )
+        source = cls(transport, clock=clock)
+        source._own(client, built_here=http_client is None)
+        return source
+
+    # --- RedditSource -------------------------------------------------------------------
+
+    def search_subreddit(
+        self,
+        subreddit: str,
+        term: str,
+        *,
+        sort: SearchSort = "relevance",
+        time_filter: TimeFilter = "all",
+        limit: int = 25,
+        after: str | None = None,
+    ) -> SearchPage:
+        """One page, newest first, of posts in ``subreddit`` whose title/body match ``term``."""
+        cursor = TimeCursor.decode(after) if after else None
+        if sort != "new":
+            self._count("sort_fallback_to_new")
+            log.debug("arctic_shift_sort_fallback", requested=sort, used="new")
+        params: dict[str, str | int | float] = {
+            "subreddit": subreddit,
+            "query": term,
+            "over_18": "false",
+            "sort": "desc",
+            "limit": min(max(limit, 1), MAX_LIMIT),
+        }
+        if time_filter in TIME_FILTER_SECONDS:
+            # Rounded to the minute so a repeated search is the same request (cacheable).
+            now = int(self._clock().timestamp()) // 60 * 60
+            params["after"] = now - TIME_FILTER_SECONDS[time_filter]
+        for _ in range(2):  # a second round only to step past a second that made no progress
+            if cursor is not None:
+                params["before"] = cursor.bound(descending=True)
+            items, asked = self._search(POSTS_PATH, params)
+            posts = self._posts_of(items, subreddit, cursor)
+            full = len(items) >= asked
+            cursor = TimeCursor.after_page(items, cursor) if full else None
+            if posts or cursor is None:
+                break
+        self.transport.count_page()
+        return SearchPage(posts=posts, after=cursor.encode() if cursor else None)
+
+    def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
+        """Top-level comments of this thread only, oldest first, paging past 100 by date."""
+        if limit < 1:
+            return []
+        fullname = f"t3_{post_id.removeprefix('t3_')}"
+        comments: list[RawThing] = []
+        seen: set[str] = set()
+        cursor: TimeCursor | None = None
+        while len(comments) < limit:
+            params: dict[str, str | int | float] = {
+                "link_id": fullname,
+                "parent_id": "",
+                "sort": "asc",
+                "limit": min(limit - len(comments), MAX_LIMIT),
+            }
+            if cursor is not None:
+                params["after"] = cursor.bound(descending=False)
+            items, asked = self._search(COMMENTS_PATH, params)
+            for comment in self._comments_of(items, fullname):
+                if str(comment.get("id")) not in seen:
+                    seen.add(str(comment.get("id")))
+                    comments.append(comment)
+            previous = cursor
+            cursor = TimeCursor.after_page(items, cursor) if len(items) >= asked else None
+            if cursor is None or cursor == previous:  # last page, or a server not advancing
+                break
+        return comments[:limit]
+
+    def fetch_comment_tree(
+        self, post_id: str, *, limit: int = 100, depth: int = 5
+    ) -> list[RawThing]:
+        """The thread's oldest 100 comments as a tree (see the module notes), ``limit`` kept.
+
+        Always asks for 100, not ``limit``: the tree is cut by depth and ordered by score
+        afterwards, so a bigger sample gives better comments, and one call costs the same.
+        """
+        if limit < 1 or depth < 1:
+            return []
+        fullname = f"t3_{post_id.removeprefix('t3_')}"
+        params: dict[str, str | int | float] = {
+            "link_id": fullname,
+            "sort": "asc",
+            "limit": MAX_LIMIT,
+        }
+        items, _ = self._search(COMMENTS_PATH, params)
+        comments = [comment for item in items if (comment := _unwrap(item, "t1")) is not None]
+        return comment_tree(comments, fullname, limit=limit, depth=depth)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _search(self, path: str, params: dict[str, str | int | float]) -> tuple[list[Any], int]:
+        """The ``data`` list and the ``limit`` it answered; a query timeout halves the limit."""
+        url = self.transport.display_url(path)
+        asked = int(params["limit"])
+        shrinks = 0
+        while True:
+            status = 200
+            try:
+                body = self.transport.get_json(path, {**params, "limit": asked})
+            except HttpStatusError as exc:
+                body, status = exc.body, exc.status or 0
+                if _envelope_error(body) is None:
+                    raise
+            error = _envelope_error(body)
+            if error is None:
+                if isinstance(body, dict) and isinstance(body.get("data"), list):
+                    return body["data"], asked
+                raise ResponseError(
+                    f'GET {url} did not answer with Arctic Shift\'s {{"data": [...]}} envelope '
+                    f"(got {type(body).__name__}); is ARCTIC_SHIFT_BASE_URL an Arctic Shift API?"
+                )
+            if not any(word in error.lower() for word in _TIMEOUT_WORDS):
+                raise ResponseError(
+                    f"Arctic Shift refused GET {url} (HTTP {status}): {error!r}. The API may have "
+                    "changed; check ARCTIC_SHIFT_BASE_URL, or use --source archive."
+                )
+            if shrinks == MAX_TIMEOUT_SHRINKS or asked == 1:
+                raise TransportError(
+                    f"Arctic Shift's query timed out on GET {url} (HTTP {status}: {error!r}), "
+                    f"even with limit={asked}. {_WHAT_TO_DO}",
+                    url=url,
+                    status=status,
+                )
+            if self.transport.budget is not None:
+                self.transport.budget.spend(url=url, status=status, reason=error)
+            self._count("timeout_retries")
+            log.warning("arctic_shift_query_timeout", url=url, limit=asked, error=error)
+            shrinks += 1
+            asked = max(asked // 2, 1)
+
+    def _posts_of(
+        self, items: Iterable[Any], subreddit: str, cursor: TimeCursor | None
+    ) -> list[RawThing]:
+        """t3 dicts of this subreddit, minus those the previous page already returned."""
+        posts = []
+        for item in items:
+            post = _unwrap(item, "t3")
+            if post is None or (cursor is not None and str(post.get("id")) in cursor.seen):
+                continue
+            if str(post.get("subreddit", "")).lower() != subreddit.lower():
+                self._count("dropped_other_subreddit")
+                continue
+            posts.append(post)
+        return posts
+
+    def _comments_of(self, items: Iterable[Any], fullname: str) -> list[RawThing]:
+        """t1 dicts whose thread is ``fullname`` and whose parent is the post itself."""
+        comments = []
+        for item in items:
+            comment = _unwrap(item, "t1")
+            if comment is None:
+                continue  # "more" stubs and anything that is not a comment
+            if comment.get("link_id") != fullname or comment.get("parent_id") != fullname:
+                self._count("dropped_not_top_level")
+                log.debug("comment_not_top_level", link_id=comment.get("link_id"), want=fullname)
+                continue
+            comments.append(comment)
+        return comments
+
+    def _count(self, key: str) -> None:
+        with self._lock:
+            self.stats.extra[key] = self.stats.extra.get(key, 0) + 1
+
+
+def _unwrap(item: Any, kind: str | None) -> RawThing | None:
+    """A bare ``data`` dict as the search endpoints send it, or the ``data`` of a kind wrapper.
+
+    ``kind=None`` accepts any kind (for dates); otherwise a wrapper of another kind is None.
+    """
+    if not isinstance(item, dict):
+        return None
+    if "kind" in item and isinstance(item.get("data"), dict):
+        return item["data"] if kind is None or item["kind"] == kind else None
+    return item
+
+
+def _created(item: RawThing) -> int | None:
+    """``created_utc`` as whole seconds (the archive has ints, some dumps floats)."""
+    value = item.get("created_utc")
+    if not isinstance(value, int | float | str) or isinstance(value, bool):
+        return None
+    try:
+        return int(float(value))
+    except (TypeError, ValueError, OverflowError):  # also "inf", 1e999, an int past ~1e308
+        return None
+
+
+def _envelope_error(body: Any) -> str | None:
+    """The ``error`` of an Arctic Shift error envelope, if ``body`` is one."""
+    if isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]:
+        return str(body["error"])
+    return None

@@ -1,0 +1,57 @@
+"""Walk search pages by their ``after`` cursor, like praw's ListingGenerator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from crowdsift.core.config import SearchSort, TimeFilter
+from crowdsift.core.log import get_logger
+from crowdsift.core.source import RawThing, RedditSource
+
+log = get_logger(__name__)
+
+
+def paginate_search(
+    source: RedditSource,
+    subreddit: str,
+    term: str,
+    *,
+    sort: SearchSort = "relevance",
+    time_filter: TimeFilter = "all",
+    page_size: int = 25,
+    cap: int = 50,
+) -> Iterator[RawThing]:
+    """Yield raw posts page after page until ``after`` is empty or repeats, or ``cap`` is reached.
+
+    A repeating cursor is how a misbehaving server (or an archive at its end) would otherwise
+    loop forever; an empty page ends the walk as well.
+    """
+    after: str | None = None
+    seen_cursors: set[str] = set()
+    yielded = 0
+    page_no = 0
+    while yielded < cap:
+        limit = min(page_size, cap - yielded, 100)
+        page = source.search_subreddit(
+            subreddit, term, sort=sort, time_filter=time_filter, limit=limit, after=after
+        )
+        page_no += 1
+        log.info(
+            "search_page",
+            source=source.name,
+            subreddit=subreddit,
+            term=term,
+            page=page_no,
+            after=after,
+            next_after=page.after,
+            items=len(page.posts),
+        )
+        for raw in page.posts[: cap - yielded]:
+            yield raw
+            yielded += 1
+        if not page.posts or not page.after or page.after in seen_cursors:
+            if page.after and page.after in seen_cursors:
+                log.warning("pagination_cursor_repeated", subreddit=subreddit, after=page.after)
+            return
+        seen_cursors.add(page.after)
+        after = page.after

@@ -1,2 +1,0 @@
-"""The one synthesis (seed 004 + seed 001 phase 4): drilled threads → selector → prompt →
-engine → grounding → ``Answer`` (``crowdsift.summarizer.answer.synthesize_answer``)."""
