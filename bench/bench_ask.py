@@ -75,7 +75,7 @@ def _cli_ask(server: ChatCompletionsServer, home: Path, page_size: int) -> dict[
     env = {
         **os.environ, "CROWDSIFT_HOME": str(home), "CROWDSIFT_LLM_BASE_URL": server.base_url,
         "CROWDSIFT_LLM_API_KEY": "bench-key", "HF_HUB_OFFLINE": "1",
-        "CROWDSIFT_SIDECAR_PAGE_SIZE": str(page_size),
+        "CROWDSIFT_PAGE_SIZE": str(page_size),
     }  # fmt: skip
     command = [sys.executable, "-m", "crowdsift", "ask", QUESTION, "--engine", "openai",
                "--source", "archive", "--no-store", "--json"]  # fmt: skip

@@ -20,8 +20,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.engines.base import EngineName, EngineReply, OutT, Task, Usage
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.map import MapTask, chunk_posts, run_map
 from crowdsift.sources.experts.models import ExpertPost
 

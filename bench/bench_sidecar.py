@@ -22,13 +22,13 @@ import time
 from datetime import UTC, datetime
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
-from crowdsift.core.config import Settings
+from crowdsift.core.config import Settings, SidecarConfig
+from crowdsift.core.language import detect_language
 from crowdsift.core.source import RawThing
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
-from crowdsift.pipeline.experts.language import detect_language
+from crowdsift.pipeline.fetch.fetcher import SearchOptions
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.testing.factories import raw_comment, raw_post
 from tests.support.reddit_server import RecordedRequest, RedditProtocolServer
@@ -105,12 +105,14 @@ def _settings(server: RedditProtocolServer) -> Settings:
 
 
 def _run(server: RedditProtocolServer, config: SidecarConfig) -> tuple[RedditRun, float]:
-    source = RedditApiSource.from_settings(_settings(server))
+    settings = _settings(server)
+    source = RedditApiSource.from_settings(settings)
     deps = SidecarDeps(
         source=source,
         engine=LocalEngine(embedder=HashingEmbedder()),
         config=config,
         clock=lambda: NOW,
+        search=SearchOptions.from_settings(settings),
     )
     try:
         detect_language(QUESTION)  # load the detector's models once, outside the clock
@@ -139,7 +141,7 @@ def main(latency: float = 0.15) -> dict[str, float]:
     ok = ratio <= TARGET and refused == 0 and drilled > 0 and not run.timed_out
     print(
         f"sidecar ({requests} requests: {queries} queries, {drilled} threads drilled, "
-        f"{latency * 1000:.0f} ms latency, concurrency {config.concurrency}): sidecar "
+        f"{latency * 1000:.0f} ms latency, concurrency {Settings().concurrency}): sidecar "
         f"{sidecar_s:.2f} s, same requests one at a time {sequential_s:.2f} s; ratio "
         f"{ratio:.2f} (target <= {TARGET:.2f}); rate-limit refusals: {refused} "
         f"{'PASS' if ok else 'FAIL'}"

@@ -23,13 +23,13 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from crowdsift.core.config.experts import ExpertsConfig
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.engines.openai_compat import OpenAICompatEngine
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.language import detect_language
 from crowdsift.pipeline.experts.map import chunk_posts, run_map
 from crowdsift.pipeline.experts.pipeline import run_expert, run_panel
 from crowdsift.pipeline.gate.judge import judge
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.formulate import rule_subreddits
 from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.reddit.planner import SubredditProfile

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import pytest
 
 from crowdsift.core.config import Settings
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.models import FetchResult
 from crowdsift.core.text import clean_text, url_key
 from crowdsift.engines.base import FENCE_NOTE, Engine, EngineReply, OutT, Task, fence
@@ -35,7 +36,6 @@ from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.openai_compat import OpenAICompatEngine
 from crowdsift.feed.agent import DecideTask
 from crowdsift.feed.formatting import format_feed_for_prompt
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.drift import DriftTask, analyse_drift
 from crowdsift.pipeline.experts.language import TranslateTask, validate_language
 from crowdsift.pipeline.experts.synthesis import SectionInput, extract_sections, ground_sections

@@ -20,7 +20,6 @@ from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.formulate import FormulateTask
 from crowdsift.pipeline.reddit.models import FormulationDraft
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
@@ -39,14 +38,13 @@ def demo_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ensure_demo_archive(tmp_path_factory.mktemp("demo"))
 
 
-def run(archive: Path, engine: object, sidecar: SidecarConfig | None = None) -> AskRun:
+def run(archive: Path, engine: object, **settings: Any) -> AskRun:
     source = ArchiveSource(archive)
     deps = AskDeps(
-        settings=Settings(),
+        settings=Settings(**settings),
         engine=engine,  # type: ignore[arg-type]
         source=source,
         candidates=subreddit_profiles(archive),
-        sidecar_config=sidecar,
     )
     try:
         return asyncio.run(run_research(QUESTION, deps))
@@ -120,7 +118,7 @@ def test_llm_ask_with_good_yield_makes_three_calls(demo_archive: Path) -> None:
 
 def test_llm_ask_with_a_low_yield_makes_four_calls_with_one_refetch(demo_archive: Path) -> None:
     engine = llm_like([0.1, 0.1])
-    result = run(demo_archive, engine, SidecarConfig(page_size=3)).result
+    result = run(demo_archive, engine, page_size=3).result
     names = [type(t).__name__ for t in engine.requests]
     assert names == ["FormulateTask", "RelevanceTask", "RelevanceTask", "AnswerTask"]
     assert result.fetch is not None and result.fetch.refetched and result.usage.calls == 4

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import HashingEmbedder
@@ -21,7 +22,6 @@ from crowdsift.pipeline.experts.comments import (
     prefer_substantive,
     select_comment_groups,
 )
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.sources.experts.models import DriftGroup, Expert, ExpertComment, ExpertPost
 from crowdsift.testing.expert_store import MemoryExpertStore
 

@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import CrowdsiftError, EngineTransportError
 from crowdsift.engines.base import EngineReply, OutT, Task, Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.drift import (
     DriftDraft,
     DriftGroupDraft,

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from structlog.testing import capture_logs
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import (
     EngineConfigError,
     EngineError,
@@ -21,7 +22,6 @@ from crowdsift.engines.base import FENCE_NOTE, EngineName, EngineReply, OutT, Ta
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.map import (
     MapTask,
     MapVerdicts,

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineOutputError, EngineTransportError
 from crowdsift.engines.base import FENCE_NOTE, Task, Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.medium import MediumScoringTask, calibrate, run_medium_scoring
 from crowdsift.sources.experts.models import ExpertPost, Relevance, ScoredPost
 

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import CrowdsiftError, EngineTransportError
 from crowdsift.engines.base import EngineName, EngineReply, OutT, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.experts.comments import CommentGroupsTask
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.language import TranslateTask
 from crowdsift.pipeline.experts.map import MapTask
 from crowdsift.pipeline.experts.medium import MediumScoringTask

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.engines.base import FENCE_NOTE
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.reduce import (
     ReduceTask,
     check_citations,

@@ -6,13 +6,13 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.experts.comments import CommentGroups, DriftGroupWithComments
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.synthesis import (
     CommentSynthesisOutcome,
     CommentSynthesisTask,

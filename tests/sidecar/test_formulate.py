@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineOutputError, EngineTransportError, PlanError
 from crowdsift.engines.base import FENCE_NOTE, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.formulate import (
     FormulateTask,
     FormulationOutcome,

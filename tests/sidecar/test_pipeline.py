@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineTransportError, PlanError
 from crowdsift.core.models import RejectReason
 from crowdsift.core.source import RawThing
@@ -16,9 +17,9 @@ from crowdsift.engines.base import EngineReply, OutT, Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
+from crowdsift.pipeline.fetch.fetcher import SearchOptions
 from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.formulate import FormulateTask
 from crowdsift.pipeline.reddit.models import FormulationDraft
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
@@ -39,6 +40,7 @@ def _run(
     *,
     source: Any = None,
     question: str = QUESTION,
+    page_size: int = 25,
     **config: Any,
 ) -> RedditRun:
     own = source is None
@@ -48,6 +50,7 @@ def _run(
         engine=engine or LocalEngine(embedder=HashingEmbedder()),
         config=SidecarConfig(**config),
         candidates=subreddit_profiles(archive),
+        search=SearchOptions(page_size=page_size),
     )
     try:
         return asyncio.run(run_reddit(question, deps))

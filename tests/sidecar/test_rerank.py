@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.models import Candidate
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.pipeline.gate.judge import judge
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.rerank import (
     Ranking,
     final_score,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from crowdsift.pipeline.reddit.config import SidecarConfig
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
+    build_plan,
     build_queries,
     or_term,
     plan_queries,
@@ -17,7 +18,7 @@ from crowdsift.pipeline.reddit.strategies import (
     timeless,
 )
 
-CONFIG = SidecarConfig(page_size=30, max_ai_queries=2)
+CONFIG = SidecarConfig(max_ai_queries=2)
 
 
 def _analysis(**overrides: Any) -> QueryAnalysis:
@@ -54,7 +55,7 @@ def test_targeted_is_one_combined_query() -> None:
     assert query.strategy == "targeted"
     assert query.term == '"home assistant" OR "raspberry pi" OR zigbee OR hass'
     assert query.subreddits == ["homeassistant", "raspberry_pi"]
-    assert (query.sort, query.time_filter, query.limit) == ("relevance", "month", 30)
+    assert (query.sort, query.time_filter) == ("relevance", "month")
 
 
 def test_ai_intent_one_query_each_capped() -> None:
@@ -99,8 +100,18 @@ def test_build_queries_in_strategy_order() -> None:
         "sniper",
         "timeless",
     ]
-    assert all(q.limit == 30 for q in queries)
     assert all(q.subreddits == ["homeassistant", "raspberry_pi"] for q in queries)
+
+
+def test_the_plan_carries_every_query_with_the_page_size_and_the_lexical_terms() -> None:
+    analysis = _analysis()
+    plan = build_plan(analysis, CONFIG, page_size=30)
+    assert plan.queries == [
+        q.model_copy(update={"limit": 30}) for q in build_queries(analysis, CONFIG)
+    ]
+    assert plan.search_terms == [*analysis.keywords, *analysis.ai_queries]
+    assert plan.subreddits == analysis.subreddits
+    assert "strategies=targeted,ai_intent,sniper,timeless" in (plan.notes or "")
 
 
 def test_exact_duplicates_run_once_and_keep_who_asked() -> None:

@@ -9,12 +9,12 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import FENCE_NOTE, Engine, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.models import (
     DraftClaim,
     DrilledThread,
@@ -134,7 +134,7 @@ RECORDERS = _sy_thread(
     ],
     sub="gadgets",
 )  # fmt: skip
-CONFIG = SidecarConfig(max_gems=5, max_dissent=3, summary_char_budget=1800)
+CONFIG = SidecarConfig(max_gems=5, max_dissent=3)
 
 
 def _sy_run(

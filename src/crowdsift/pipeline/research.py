@@ -46,7 +46,7 @@ from crowdsift.core.tracing import (
 )
 from crowdsift.engines.base import Engine, Usage
 from crowdsift.engines.scripted import CountingEngine
-from crowdsift.pipeline.experts.config import ExpertsConfig
+from crowdsift.pipeline.fetch.fetcher import SearchOptions
 from crowdsift.pipeline.fetch.filtering import FilterConfig
 from crowdsift.pipeline.gate.run_sources import (
     ExtraSource,
@@ -55,7 +55,6 @@ from crowdsift.pipeline.gate.run_sources import (
     tools_from_settings,
 )
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.models import RedditResponse, SidecarStatus
 from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS
 from crowdsift.pipeline.result import AskDeps, AskRun, FetchSummary, ResearchResult, ResearchStatus
@@ -281,7 +280,7 @@ async def _ask_experts(
         experts,
         store=deps.expert_store,
         engine=engine,
-        config=deps.experts_config or ExpertsConfig(),
+        config=deps.experts_config or deps.settings.experts,
         use_recent_only=use_recent_only,
     )
 
@@ -296,11 +295,12 @@ async def _search_reddit(
         SidecarDeps(
             source=deps.source,
             engine=engine,
-            config=deps.sidecar_config or SidecarConfig(),
+            config=deps.sidecar_config or deps.settings.sidecar,
             filters=FilterConfig.from_settings(deps.settings),
             candidates=deps.candidates or DEFAULT_SUBREDDITS,
             progress=deps.progress,
             store=deps.store,
+            search=SearchOptions.from_settings(deps.settings),
             min_yield=deps.settings.gate_min_yield,
         ),
         subreddits=subreddits,
@@ -343,7 +343,7 @@ async def _synthesize(
     run = reddit.run
     if run is None and not items:
         return None
-    config = deps.sidecar_config or SidecarConfig()
+    config = deps.sidecar_config or deps.settings.sidecar
     remaining = config.timeout_s - (run.timings.get("total", 0.0) / 1000 if run else 0.0)
     if run is not None and (run.timed_out or remaining <= 0):
         return None

@@ -23,13 +23,13 @@ from crowdsift.sources.models import SourceFetch
 
 if TYPE_CHECKING:
     from crowdsift.core.config import Settings
+    from crowdsift.core.config.experts import ExpertsConfig
+    from crowdsift.core.config.sidecar import SidecarConfig
     from crowdsift.core.models import FetchResult
     from crowdsift.core.source import RedditSource
     from crowdsift.core.store import CommentStore
     from crowdsift.engines.base import Engine
-    from crowdsift.pipeline.experts.config import ExpertsConfig
     from crowdsift.pipeline.gate.run_sources import ExtraSource, SourceTool
-    from crowdsift.pipeline.reddit.config import SidecarConfig
     from crowdsift.pipeline.reddit.planner import SubredditProfile
     from crowdsift.sources.experts.models import ExpertStore
 
@@ -100,7 +100,9 @@ class AskDeps:
     progress: Progress = field(default=_quiet)
     expert_store: ExpertStore | None = None
     experts_config: ExpertsConfig | None = None
+    """None = ``settings.experts``."""
     sidecar_config: SidecarConfig | None = None
+    """None = ``settings.sidecar``."""
     source_tools: Mapping[ExtraSource, SourceTool] | None = None
     """YouTube / Amazon fetch tools; None = the APIs configured in settings."""
     budget_usd: float | None = None

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from crowdsift.core.config import Settings
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import ConfigError
 from crowdsift.engines.factory import EngineChoice, build_engine
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.pipeline import run_panel
 from crowdsift.sources.experts.db import SqlExpertStore
 from crowdsift.sources.experts.demo import demo_manifest, ensure_demo_experts
@@ -61,7 +61,7 @@ async def ask_experts(
                 expert_ids,
                 store=store,
                 engine=engine,
-                config=config or ExpertsConfig(),
+                config=config or settings.experts,
                 use_recent_only=use_recent_only,
             )
         finally:
@@ -89,7 +89,7 @@ async def drift(
         try:
             found = {}
             for expert_id in ids:
-                groups = await analyse_drift(expert_id, store, engine, config or ExpertsConfig())
+                groups = await analyse_drift(expert_id, store, engine, config or settings.experts)
                 found[expert_id] = len(groups)
             return found
         finally:

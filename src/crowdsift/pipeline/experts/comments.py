@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError, EngineOutputError
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import content_words, truncate_words
@@ -41,7 +42,6 @@ from crowdsift.engines.base import (
     fence,
 )
 from crowdsift.engines.embedding import Embedder
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.sources.experts.models import DriftGroup, ExpertComment, ExpertStore
 
 log = get_logger(__name__)

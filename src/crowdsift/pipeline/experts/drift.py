@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import CrowdsiftError, EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import content_words
@@ -49,7 +50,6 @@ from crowdsift.engines.base import (
     fence,
 )
 from crowdsift.engines.embedding import Embedder, Vectors
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.sources.experts.models import DriftGroup, ExpertComment, ExpertPost, ExpertStore
 
 log = get_logger(__name__)

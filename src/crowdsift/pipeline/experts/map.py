@@ -43,6 +43,7 @@ from tenacity import (
     wait_exponential,
 )
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import (
     EngineConfigError,
     EngineError,
@@ -62,7 +63,6 @@ from crowdsift.engines.base import (
     fence,
 )
 from crowdsift.engines.embedding import Embedder
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.sources.experts.models import ExpertPost, Relevance, ScoredPost
 
 log = get_logger(__name__)

@@ -16,13 +16,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import utc_now
 from crowdsift.core.tracing import ITEMS_IN, ITEMS_OUT, STATUS, Attributes, observe, record_span
 from crowdsift.engines.base import Engine, Usage
 from crowdsift.pipeline.experts.comments import select_comment_groups
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.experts.language import validate_language
 from crowdsift.pipeline.experts.map import run_map
 from crowdsift.pipeline.experts.medium import run_medium_scoring

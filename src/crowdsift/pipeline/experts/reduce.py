@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from crowdsift.core.citations import remove_foreign, strip_quoted_citations
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import (
     blend_weights,
@@ -41,7 +42,6 @@ from crowdsift.core.text import (
 )
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 from crowdsift.engines.embedding import Embedder
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.pipeline.synthesis.extractive import MIN_SENTENCE_CHARS, mmr_select
 from crowdsift.sources.experts.models import RELEVANCE_ORDER, Expert, Relevance, ScoredPost
 

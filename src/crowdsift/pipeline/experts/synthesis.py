@@ -28,6 +28,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from crowdsift.core.citations import remove_foreign, strip_quoted_citations
+from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import language_name, truncate_words
@@ -42,7 +43,6 @@ from crowdsift.engines.base import (
     fence,
 )
 from crowdsift.pipeline.experts.comments import CommentGroups, relevance_scores
-from crowdsift.pipeline.experts.config import ExpertsConfig
 from crowdsift.sources.experts.models import CommentSection, ExpertComment
 
 log = get_logger(__name__)

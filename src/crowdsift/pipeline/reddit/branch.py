@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 
+from crowdsift.core.config import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.source import RedditSource
@@ -37,7 +38,6 @@ from crowdsift.engines.base import Engine
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
 from crowdsift.pipeline.fetch.filtering import FilterConfig
 from crowdsift.pipeline.gate.judge import adaptive_gate
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.drill import drill
 from crowdsift.pipeline.reddit.formulate import formulate
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost
@@ -68,6 +68,8 @@ class SidecarDeps:
     progress: Progress = _quiet
     store: CommentStore | None = None
     """Where drilled comments are persisted (``ask --store``), as ``crowdsift fetch`` does."""
+    search: SearchOptions = field(default_factory=SearchOptions)
+    """The fetcher's page size and concurrency (``CROWDSIFT_PAGE_SIZE``, ``_CONCURRENCY``)."""
     min_yield: float = 0.5
     """Below this share of relevant candidates on a full first page, the gate refetches once."""
 
@@ -115,7 +117,7 @@ async def run_reddit(
     (``PlanError``), bad credentials or configuration (``AuthError``/``ConfigError``).
     """
     run = RedditRun()
-    runner = SourceRunner(deps.config.concurrency)
+    runner = SourceRunner(deps.search.concurrency)
     started = time.perf_counter()
     bound = asyncio.timeout(deps.config.timeout_s)
     try:
@@ -164,7 +166,7 @@ async def _stages(
         )  # fmt: skip
         run.analysis = analysis = formulated.analysis
         run.errors += formulated.errors
-        run.plan = plan = build_plan(analysis, config)
+        run.plan = plan = build_plan(analysis, config, page_size=deps.search.page_size)
 
     with _Timed(run, "search"):
         deps.progress(
@@ -201,7 +203,7 @@ async def _search_and_gate(
     fetcher = RedditFetcher(
         deps.source,
         filters=deps.filters,
-        options=SearchOptions(page_size=config.page_size, concurrency=config.concurrency),
+        options=deps.search,
         clock=deps.clock,
         title_similarity=config.title_similarity,
     )

@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineError, PlanError
 from crowdsift.core.language import detect_language
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import normalise_subreddit
 from crowdsift.core.text import content_words
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.intent import (
     MAX_OPTIONS,
     classify_ai_mode,

@@ -86,6 +86,24 @@ class RankedPost(_Model):
     engagement: float = Field(ge=0.0, le=1.0, description="engagement normalised to 0–1")
     final_score: float = Field(ge=0.0, le=1.0)
 
+    @classmethod
+    def of(
+        cls,
+        post: Post,
+        *,
+        strategies: list[Strategy],
+        relevance: float,
+        engagement: float,
+        final_score: float,
+    ) -> RankedPost:
+        """``post``'s identity and counts with the given scores."""
+        return cls(
+            post_id=post.id, url=post.url, title=post.title, subreddit=post.subreddit,
+            post_karma=post.post_karma, num_comments=post.num_comments,
+            created_at=post.created_at, strategies=strategies, relevance=relevance,
+            engagement=engagement, final_score=final_score,
+        )  # fmt: skip
+
 
 # --- Phase 4: deep drill -----------------------------------------------------------------------
 

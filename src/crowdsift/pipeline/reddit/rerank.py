@@ -20,9 +20,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import STRATEGIES, Candidate
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.models import RankedPost
 
 log = get_logger(__name__)
@@ -111,15 +111,8 @@ def rerank(
 
 
 def _ranked(candidate: Candidate, relevance: float, engagement: float, weight: float) -> RankedPost:
-    post = candidate.post
-    return RankedPost(
-        post_id=post.id,
-        url=post.url,
-        title=post.title,
-        subreddit=post.subreddit,
-        post_karma=post.post_karma,
-        num_comments=post.num_comments,
-        created_at=post.created_at,
+    return RankedPost.of(
+        candidate.post,
         strategies=list(candidate.strategies),
         relevance=relevance,
         engagement=engagement,

@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from crowdsift.core.config import SearchSort, TimeFilter
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import PlanQuery, SearchPlan, Strategy
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 
 log = get_logger(__name__)
@@ -113,10 +113,11 @@ def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQu
     return plan_queries(analysis, config).queries
 
 
-def build_plan(analysis: QueryAnalysis, config: SidecarConfig) -> SearchPlan:
-    """The plan the fetcher runs: the strategies' queries, and as ``search_terms`` the phrases
-    the filtering layer scores lexical relevance against (keywords and formulated queries)."""
-    queries = build_queries(analysis, config)
+def build_plan(analysis: QueryAnalysis, config: SidecarConfig, *, page_size: int) -> SearchPlan:
+    """The plan the fetcher runs: the strategies' queries, each asking for a first page of
+    ``page_size`` (``CROWDSIFT_PAGE_SIZE``), and as ``search_terms`` the phrases the filtering
+    layer scores lexical relevance against (keywords and formulated queries)."""
+    queries = [q.model_copy(update={"limit": page_size}) for q in build_queries(analysis, config)]
     strategies = ",".join(dict.fromkeys(q.strategy for q in queries))
     return SearchPlan(
         search_terms=[*analysis.keywords, *analysis.ai_queries][:50],
@@ -144,5 +145,4 @@ def _query(
         subreddits=list(analysis.subreddits),
         sort=sort,
         time_filter=time_filter or analysis.time_filter,
-        limit=config.page_size,
     )

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.engines.base import Engine, Stopwatch
-from crowdsift.pipeline.reddit.config import SidecarConfig
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, SidecarSynthesis
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.grounding import ground

@@ -90,14 +90,8 @@ def threads_of(posts: Sequence[Post]) -> list[DrilledThread]:
     return [
         DrilledThread(
             post=post,
-            rank=RankedPost(
-                post_id=post.id,
-                url=post.url,
-                title=post.title,
-                subreddit=post.subreddit,
-                post_karma=post.post_karma,
-                num_comments=post.num_comments,
-                created_at=post.created_at,
+            rank=RankedPost.of(
+                post,
                 strategies=[],
                 relevance=post.relevance_score,
                 engagement=0.0,

@@ -1,32 +1,39 @@
-"""Settings: every threshold, limit, URL and credential in one place, read from the environment.
+"""Settings: every threshold, limit, URL and credential in one tree, read from the environment.
+
+``Settings`` is the root; its flat fields are grouped by the comments below (sources, where
+things live, privacy, transport, search, LLM, feeds, gate and synthesis, YouTube/Amazon,
+service), and two larger groups are typed sections loaded with it: ``sidecar``
+(``SidecarConfig``, the Reddit branch) and ``experts`` (``ExpertsConfig``, the Experts Panel).
+The tree is read once (``get_settings``) and passed down; a research run takes its sections
+from the ``Settings`` it is given, never from the environment again.
 
 Names are the interface users and other tools rely on (README lists them all). Reddit's and
 Arctic Shift's variables keep their conventional un-prefixed names; everything of crowdsift's
-own is prefixed ``CROWDSIFT_``. Secrets are ``SecretStr`` so they never print by accident.
+own is prefixed ``CROWDSIFT_``. A renamed or merged variable keeps its old name as an alias.
+Secrets are ``SecretStr`` so they never print by accident.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal
 
-import annotated_types
 import platformdirs
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic.fields import FieldInfo
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from crowdsift.core.errors import ConfigError
+from crowdsift.core.config.experts import ExpertsConfig
+from crowdsift.core.config.sidecar import SidecarConfig
 
 SourceName = Literal["reddit-api", "arctic-shift", "archive"]
 SearchSort = Literal["relevance", "new", "top", "hot", "comments"]
 TimeFilter = Literal["hour", "day", "week", "month", "year", "all"]
 
 
-def _env(name: str) -> AliasChoices:
-    """Accept the documented env var name and the python field name (for constructor use)."""
-    return AliasChoices(name, name.lower().removeprefix("crowdsift_"))
+def _env(name: str, *aliases: str) -> AliasChoices:
+    """Accept the documented env var name, older names it replaced, and the python field name
+    (for constructor use)."""
+    return AliasChoices(name, *aliases, name.lower().removeprefix("crowdsift_"))
 
 
 class Settings(BaseSettings):
@@ -104,12 +111,26 @@ class Settings(BaseSettings):
             "instead of retrying sooner than the server said."
         ),
     )
-    concurrency: int = Field(4, ge=1, le=16, validation_alias=_env("CROWDSIFT_CONCURRENCY"))
+    concurrency: int = Field(
+        8,
+        ge=1,
+        le=32,
+        validation_alias=_env("CROWDSIFT_CONCURRENCY", "CROWDSIFT_SIDECAR_CONCURRENCY"),
+        description="source requests in flight at once, for fetch and ask alike (the rate "
+        "limiter still rules)",
+    )
 
     # --- Search plan execution ------------------------------------------------------------
     search_sort: SearchSort = Field("relevance", validation_alias=_env("CROWDSIFT_SEARCH_SORT"))
     search_time: TimeFilter = Field("all", validation_alias=_env("CROWDSIFT_SEARCH_TIME"))
-    page_size: int = Field(25, ge=1, le=100, validation_alias=_env("CROWDSIFT_PAGE_SIZE"))
+    page_size: int = Field(
+        25,
+        ge=1,
+        le=100,
+        validation_alias=_env("CROWDSIFT_PAGE_SIZE", "CROWDSIFT_SIDECAR_PAGE_SIZE"),
+        description="results per search page; an ask's first page per query (the relevance "
+        "gate's refetch asks for twice as many)",
+    )
     max_posts_per_query: int = Field(
         50, ge=1, le=1000, validation_alias=_env("CROWDSIFT_MAX_POSTS_PER_QUERY")
     )
@@ -208,7 +229,9 @@ class Settings(BaseSettings):
         0.5, ge=0, le=1, validation_alias=_env("CROWDSIFT_GATE_MIN_YIELD")
     )
     summary_char_budget: int = Field(
-        1200, ge=100, validation_alias=_env("CROWDSIFT_SUMMARY_CHAR_BUDGET")
+        1200,
+        ge=100,
+        validation_alias=_env("CROWDSIFT_SUMMARY_CHAR_BUDGET", "CROWDSIFT_SIDECAR_SUMMARY_CHARS"),
     )
     max_highlights: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_HIGHLIGHTS"))
     max_cautions: int = Field(5, ge=0, le=20, validation_alias=_env("CROWDSIFT_MAX_CAUTIONS"))
@@ -329,6 +352,18 @@ class Settings(BaseSettings):
         description="seconds a cached Reddit/Arctic Shift response is reused; 0 turns it off",
     )
 
+    # --- Sections (typed, loaded with the root) -------------------------------------------
+    sidecar: SidecarConfig = Field(
+        default_factory=SidecarConfig,
+        validation_alias=AliasChoices("sidecar"),
+        description="the Reddit branch of ask: CROWDSIFT_SIDECAR_* (formulate, rerank, drill)",
+    )
+    experts: ExpertsConfig = Field(
+        default_factory=ExpertsConfig,
+        validation_alias=AliasChoices("experts"),
+        description="the Experts Panel: MAP_MAX_PARALLEL, MEDIUM_*, CROWDSIFT_EXPERTS_*",
+    )
+
     def model_for(self, phase: str) -> str:
         """The model configured for an engine phase (MODEL_*; plan uses MODEL_ANALYSIS)."""
         name = {"plan": "analysis", "filter": "filter", "synthesis": "synthesis"}.get(phase, phase)
@@ -372,97 +407,3 @@ class Settings(BaseSettings):
         ]
         values = [s.get_secret_value() for s in secrets if s is not None]
         return [v for v in values if len(v) >= 4]
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings, read once from the environment (ConfigError if invalid)."""
-    return load_settings()
-
-
-def load_settings() -> Settings:
-    """Settings from the environment; a bad value is a ConfigError with one line per variable
-    (see ``settings_error_message``), never a pydantic traceback."""
-    try:
-        return Settings()
-    except ValidationError as exc:
-        raise ConfigError(settings_error_message(exc)) from None
-
-
-def settings_error_message(exc: ValidationError) -> str:
-    """One line per bad variable: its environment name (what the user set, not our field
-    name), the value as given (redacted for secrets, cut when long), and what is expected."""
-    fields = _fields_by_name()
-    lines = []
-    for error in exc.errors():
-        loc = error.get("loc") or ("",)
-        name, field = fields.get(str(loc[0]).lower(), (str(loc[0]).upper() or "settings", None))
-        value = error.get("input")
-        shown = "<redacted>" if field is not None and _is_secret(field) else _shown(value)
-        expected = _expected(str(error.get("msg", "invalid")))
-        # A value that did not even parse has not met its limits yet: name them too.
-        unparsed = str(error.get("type", "")).endswith(("_parsing", "_type"))
-        bounds = _bounds(field) if field is not None and unparsed else ""
-        lines.append(f"{name}={shown}: {expected}{f' (allowed: {bounds})' if bounds else ''}")
-    return "\n".join(lines)
-
-
-def env_name(field_name: str) -> str:
-    """The environment variable that sets ``field_name`` (its first alias)."""
-    return _env_name(field_name, Settings.model_fields[field_name])
-
-
-def _env_name(field_name: str, field: FieldInfo) -> str:
-    alias = field.validation_alias
-    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
-        return alias.choices[0]
-    return alias if isinstance(alias, str) else field_name.upper()
-
-
-def _fields_by_name() -> dict[str, tuple[str, FieldInfo]]:
-    """Every spelling a value arrives under (env names, field names), lower-cased, to the
-    variable's name and the field."""
-    found: dict[str, tuple[str, FieldInfo]] = {}
-    for field_name, field in Settings.model_fields.items():
-        env = _env_name(field_name, field)
-        found[field_name] = (env, field)
-        alias = field.validation_alias
-        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
-        for choice in choices:
-            if isinstance(choice, str):
-                found[choice.lower()] = (env, field)
-    return found
-
-
-def _is_secret(field: FieldInfo) -> bool:
-    return field.annotation is SecretStr or SecretStr in get_args(field.annotation)
-
-
-def _expected(message: str) -> str:
-    """Pydantic's message without its subject: "should be greater than 0"."""
-    for subject in ("Input ", "String ", "Value error, "):
-        message = message.removeprefix(subject)
-    return message
-
-
-def _shown(value: Any) -> str:
-    """The value as given (text quoted, as from the environment); long values are cut."""
-    text = value if isinstance(value, str) else repr(value)
-    cut = text if len(text) <= 60 else text[:57] + "..."
-    return repr(cut) if isinstance(value, str) else cut
-
-
-def _bounds(field: FieldInfo) -> str:
-    """The numeric and length limits of a field, e.g. ">= 1, <= 32"."""
-    signs = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
-    parts = []
-    for meta in field.metadata:
-        for attr, sign in signs.items():
-            limit = getattr(meta, attr, None)
-            if limit is not None:
-                parts.append(f"{sign} {limit}")
-        if isinstance(meta, annotated_types.MinLen):
-            parts.append(f"at least {meta.min_length} characters")
-        if isinstance(meta, annotated_types.MaxLen):
-            parts.append(f"at most {meta.max_length} characters")
-    return ", ".join(parts)

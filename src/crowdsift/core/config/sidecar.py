@@ -1,4 +1,10 @@
-"""Reddit sidecar settings: the seed's limits, each overridable as ``CROWDSIFT_SIDECAR_*``."""
+"""The Reddit branch's section of the settings: seed 001's limits, each ``CROWDSIFT_SIDECAR_*``.
+
+Loaded once with the rest of the settings (``Settings.sidecar``) and passed down. Search
+concurrency and page size are the fetcher's (``CROWDSIFT_CONCURRENCY``, ``CROWDSIFT_PAGE_SIZE``)
+and the summary's length the synthesis' (``CROWDSIFT_SUMMARY_CHAR_BUDGET``); their old
+``CROWDSIFT_SIDECAR_*`` names still set them.
+"""
 
 from __future__ import annotations
 
@@ -11,24 +17,21 @@ def _env(name: str, field: str) -> AliasChoices:
 
 
 class SidecarConfig(BaseSettings):
-    """Construct directly in tests (field names); ``SidecarConfig()`` reads the environment."""
+    """Construct directly in tests (field names); ``SidecarConfig()`` reads the environment.
+
+    Unknown field names are an error (a typo must not silently keep a default)."""
 
     model_config = SettingsConfigDict(
-        env_file=None, extra="ignore", populate_by_name=True, case_sensitive=False
+        env_file=None, extra="forbid", populate_by_name=True, case_sensitive=False
     )
 
     timeout_s: float = Field(
         120.0, gt=0, le=3600, validation_alias=_env("TIMEOUT", "timeout_s"),
-        description="bound on the whole sidecar; on expiry it returns what it has (partial)",
-    )  # fmt: skip
-    concurrency: int = Field(
-        8, ge=1, le=32, validation_alias=_env("CONCURRENCY", "concurrency"),
-        description="source requests in flight at once (the source's rate limiter still rules)",
+        description="bound on the Reddit answer; on expiry it returns what it has (partial)",
     )  # fmt: skip
     max_subreddits: int = Field(
         3, ge=1, le=10, validation_alias=_env("SUBREDDITS", "max_subreddits")
     )
-    page_size: int = Field(25, ge=1, le=100, validation_alias=_env("PAGE_SIZE", "page_size"))
     max_ai_queries: int = Field(
         3, ge=0, le=10, validation_alias=_env("AI_QUERIES", "max_ai_queries")
     )
@@ -47,6 +50,3 @@ class SidecarConfig(BaseSettings):
     drill_depth: int = Field(5, ge=1, le=10, validation_alias=_env("DRILL_DEPTH", "drill_depth"))
     max_gems: int = Field(5, ge=0, le=20, validation_alias=_env("MAX_GEMS", "max_gems"))
     max_dissent: int = Field(3, ge=0, le=20, validation_alias=_env("MAX_DISSENT", "max_dissent"))
-    summary_char_budget: int = Field(
-        1800, ge=200, le=20000, validation_alias=_env("SUMMARY_CHARS", "summary_char_budget")
-    )

@@ -19,7 +19,7 @@ class ExpertsConfig(BaseSettings):
     """Construct directly in tests (field names); ``ExpertsConfig()`` reads the environment."""
 
     model_config = SettingsConfigDict(
-        env_file=None, extra="ignore", populate_by_name=True, case_sensitive=False
+        env_file=None, extra="forbid", populate_by_name=True, case_sensitive=False
     )
 
     # --- Phase 1: map -------------------------------------------------------------------
