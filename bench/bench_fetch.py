@@ -2,8 +2,11 @@
 
 A plan of 3 subreddits x 4 terms runs against the local Reddit protocol server twice in the
 same process: strictly sequentially (concurrency 1) and with the default bounded concurrency.
-Both must produce the identical FetchResult, and the server must never have had to refuse a
-request for exceeding its rate limit. Target: concurrent / sequential <= 0.35.
+Each side has its own fresh data directory (so its own, empty response cache) and the server
+counts the API requests each side made: both must make every request the plan needs, the same
+number, or the run is an error rather than a figure (a side served from a cache is not timing
+the fetch). Both must produce the identical FetchResult, and the server must never have had to
+refuse a request for exceeding its rate limit. Target: concurrent / sequential <= 0.35.
 
     python bench/bench_fetch.py [--latency 0.15] [--concurrency 4]
 """
@@ -11,8 +14,10 @@ request for exceeding its rate limit. Target: concurrent / sequential <= 0.35.
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from crowdsift.core.config import Settings
@@ -28,8 +33,17 @@ TERMS = ["impact driver", "torque setting", "drill bit", "battery platform"]
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
-def _fetch(server: RedditProtocolServer, concurrency: int) -> tuple[FetchResult, float, int]:
+def _api_requests(server: RedditProtocolServer) -> int:
+    """Requests that reached the API (token grants excluded)."""
+    return sum(1 for r in server.requests if r.bearer and r.path != "/api/v1/access_token")
+
+
+def _fetch(
+    server: RedditProtocolServer, concurrency: int, home: Path
+) -> tuple[FetchResult, float, int, int]:
     settings = Settings(
+        home=home,
+        author_salt="bench-salt",  # one salt for both sides: equal author hashes
         reddit_client_id="bench",
         reddit_client_secret="bench-secret",
         reddit_api_base_url=server.base_url,
@@ -49,7 +63,8 @@ def _fetch(server: RedditProtocolServer, concurrency: int) -> tuple[FetchResult,
         source.close()
     elapsed = time.perf_counter() - start
     refused = sum(1 for r in server.requests if r.status == 429)
-    return outcome.result.model_copy(update={"plan_id": plan.plan_id}), elapsed, refused
+    requests = _api_requests(server)
+    return outcome.result.model_copy(update={"plan_id": plan.plan_id}), elapsed, refused, requests
 
 
 def main(latency: float = 0.15, concurrency: int = 4) -> dict[str, float]:
@@ -57,17 +72,23 @@ def main(latency: float = 0.15, concurrency: int = 4) -> dict[str, float]:
         build_corpus(SUBS, TERMS, posts_per_query=6, comments_per_post=3).load_into(server)
         server.latency = latency
         server.set_ratelimit(1000, 600)
-        sequential, seq_s, seq_refused = _fetch(server, 1)
-        requests = len(server.requests)
-        server.set_ratelimit(1000, 600)
-        concurrent, con_s, con_refused = _fetch(server, concurrency)
+        with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+            sequential, seq_s, seq_refused, seq_requests = _fetch(server, 1, Path(one))
+            server.set_ratelimit(1000, 600)
+            concurrent, con_s, con_refused, con_requests = _fetch(server, concurrency, Path(two))
+    needed = len(SUBS) * len(TERMS)  # at least one search page per subreddit x term
+    if min(seq_requests, con_requests) < needed or seq_requests != con_requests:
+        raise SystemExit(
+            f"bench_fetch is broken: the sides made {seq_requests} and {con_requests} API "
+            f"requests (the plan needs at least {needed}, and the same on both sides)"
+        )
     identical = sequential.model_dump(exclude={"plan_id"}) == concurrent.model_dump(
         exclude={"plan_id"}
     )
     ratio = con_s / seq_s
     ok = ratio <= TARGET and identical and seq_refused == con_refused == 0
     print(
-        f"fetch ({len(SUBS)} subs x {len(TERMS)} terms, {requests} requests, "
+        f"fetch ({len(SUBS)} subs x {len(TERMS)} terms, {seq_requests} + {con_requests} requests, "
         f"{latency * 1000:.0f} ms latency): sequential {seq_s:.2f} s, concurrency {concurrency} "
         f"{con_s:.2f} s; ratio {ratio:.2f} (target <= {TARGET:.2f}); identical result: "
         f"{identical}; rate-limit refusals: {seq_refused + con_refused} "

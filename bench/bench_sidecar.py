@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import tempfile
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from crowdsift.core.config import Settings, SidecarConfig
@@ -95,8 +97,10 @@ def _tree(post_id: str, subreddit: str, created: int) -> list[RawThing]:
     return comments
 
 
-def _settings(server: RedditProtocolServer) -> Settings:
+def _settings(server: RedditProtocolServer, home: Path) -> Settings:
+    """Each side gets its own data directory, so its own empty response cache."""
     return Settings(
+        home=home,
         reddit_client_id="bench",
         reddit_client_secret="bench-secret",
         reddit_api_base_url=server.base_url,
@@ -104,8 +108,10 @@ def _settings(server: RedditProtocolServer) -> Settings:
     )
 
 
-def _run(server: RedditProtocolServer, config: SidecarConfig) -> tuple[RedditRun, float]:
-    settings = _settings(server)
+def _run(
+    server: RedditProtocolServer, config: SidecarConfig, home: Path
+) -> tuple[RedditRun, float]:
+    settings = _settings(server, home)
     source = RedditApiSource.from_settings(settings)
     deps = SidecarDeps(
         source=source,
@@ -131,10 +137,16 @@ def main(latency: float = 0.15) -> dict[str, float]:
         _corpus(server)
         server.latency = latency
         server.set_ratelimit(1000, 600)
-        run, sidecar_s = _run(server, config)
-        recorded = list(server.requests)
-        refused = sum(1 for r in recorded if r.status == 429)
-        sequential_s, requests = _replay(server, recorded)
+        with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+            run, sidecar_s = _run(server, config, Path(one))
+            recorded = list(server.requests)
+            refused = sum(1 for r in recorded if r.status == 429)
+            sequential_s, requests, replayed = _replay(server, recorded, Path(two))
+    if requests == 0 or replayed < requests:
+        raise SystemExit(
+            f"bench_sidecar is broken: the run made {requests} API requests and the replay "
+            f"reached the server with {replayed} (a replay served by a cache times nothing)"
+        )
     ratio = sidecar_s / sequential_s
     queries = len(run.plan.queries) if run.plan else 0
     drilled = sum(1 for t in run.threads if t.error is None)
@@ -150,16 +162,22 @@ def main(latency: float = 0.15) -> dict[str, float]:
             "requests": float(requests)}  # fmt: skip
 
 
-def _replay(server: RedditProtocolServer, log: list[RecordedRequest]) -> tuple[float, int]:
-    """The sidecar's API requests again, strictly one at a time, through a fresh transport."""
+def _replay(
+    server: RedditProtocolServer, log: list[RecordedRequest], home: Path
+) -> tuple[float, int, int]:
+    """The run's API requests again, strictly one at a time, through a fresh transport and an
+    empty cache; returns the time, the requests replayed and those that reached the server."""
     recorded = [r for r in log if r.bearer and r.path != "/api/v1/access_token"]
-    source = RedditApiSource.from_settings(_settings(server))
+    source = RedditApiSource.from_settings(_settings(server, home))
     try:
         source.transport.get_json("/r/tools/search", {"q": "warm up the token", "limit": 1})
+        server.reset_log()
         start = time.perf_counter()
         for request in recorded:
             source.transport.get_json(request.path, dict(request.params))
-        return time.perf_counter() - start, len(recorded)
+        elapsed = time.perf_counter() - start
+        reached = sum(1 for r in server.requests if r.bearer)
+        return elapsed, len(recorded), reached
     finally:
         source.close()
 
