@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from crowdsift.core.sentences import split_sentences, truncate_at_sentence
 from crowdsift.core.text import (
     STOPWORDS,
     clean_text,
     content_terms,
     strip_emoji,
     tokenize,
-    truncate_at_sentence,
     unescape_entities,
     utc_now,
 )
@@ -131,8 +131,9 @@ def test_clean_text_properties_on_markdown_like_text(text: str) -> None:
     [
         ("12 (DCD791) has a hammer mode", "12 (DCD791) has a hammer mode"),
         ("2024 was Airflow 3. Anything else?", "2024 was Airflow 3. Anything else?"),
-        ("1. First step", "First step"),
-        ("3) Third", "Third"),
+        ("Steps:\n1. First step", "Steps: First step"),
+        ("Steps:\n3) Third", "Steps: Third"),
+        ("1. One line is prose, not a list", "1. One line is prose, not a list"),
     ],
 )
 def test_only_a_leading_list_number_is_a_list_mark(raw: str, expected: str) -> None:
@@ -149,3 +150,59 @@ def test_truncate_at_sentence_keeps_the_citations_of_the_last_whole_sentence() -
     text = "One claim [post:a]. Two claims [comment:b-c][3]. Three."
     assert truncate_at_sentence(text, 50) == "One claim [post:a]. Two claims [comment:b-c][3]."
     assert truncate_at_sentence(text, 10).endswith("…")
+
+
+# --- sentences (pysbd where a full stop is ambiguous) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Use faster-whisper (e.g. via whisper-ctranslate2) with --vad_filter True. Next.",
+            ["Use faster-whisper (e.g. via whisper-ctranslate2) with --vad_filter True.", "Next."],
+        ),
+        (
+            "Airflow 3.0 is out. It is faster, i.e. quicker vs. 2.x in our tests. Done!",
+            ["Airflow 3.0 is out.", "It is faster, i.e. quicker vs. 2.x in our tests.", "Done!"],
+        ),
+        ("We pinned v2.10.1 last week. It works.", ["We pinned v2.10.1 last week.", "It works."]),
+        ("Respectfully, no. Celery is legacy.", ["Respectfully, no.", "Celery is legacy."]),
+        ("Honestly? The clip holds. 100% this.", ["Honestly?", "The clip holds.", "100% this."]),
+        (
+            "It works, e.g. for calls. then it died! Why? ok",
+            [
+                "It works, e.g. for calls.",
+                "then it died!",
+                "Why?",
+                "ok",
+            ],
+        ),
+        ("no punctuation at all here", ["no punctuation at all here"]),
+        ("", []),
+        ("   ", []),
+    ],
+)
+def test_sentences_know_abbreviations_and_versions(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["Airflow", "3.0", "e.g.", "i.e.", "vs.", "v2.", "no.", "it", "works", "U.S.", "(see",
+             "fig.", "ok.", "Done!", "Why?", "well...", "DAGs.", "$1.5k", "3.", "and"]
+        ),
+        max_size=25,
+    ).map(" ".join)
+)  # fmt: skip
+def test_every_sentence_is_a_piece_of_the_text_in_order(text: str) -> None:
+    sentences = split_sentences(text)
+    position = 0
+    for sentence in sentences:
+        assert sentence and sentence == sentence.strip()
+        found = text.find(sentence, position)
+        assert found >= 0, (sentence, text)
+        position = found + len(sentence)
+    assert "".join("".join(sentences).split()) == "".join(text.split())  # nothing lost

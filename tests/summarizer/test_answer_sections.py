@@ -131,6 +131,10 @@ RECORDERS = _sy_thread(
                     score=8, sub="gadgets"),
         _sy_comment("d3cc", "p2bb", "Otter is cheaper though, and the app is good.", score=5,
                     sub="gadgets"),
+        _sy_comment("d4dd", "p2bb", "Transcripts of in-person meetings arrive two minutes after "
+                    "the meeting ends.", score=4, sub="gadgets"),
+        _sy_comment("d5ee", "p2bb", "The meeting app needs a subscription after 300 free "
+                    "minutes a month.", score=3, sub="gadgets"),
     ],
     sub="gadgets",
 )  # fmt: skip
@@ -367,11 +371,11 @@ def test_local_vs_question_gets_a_row_per_option() -> None:
     assert rows["Otter"].verdict == "2 mentions: mixed (1+ / 1−)"
     assert rows["Otter"].cons == [RECORDERS.comments[1].body]
     assert rows["Otter"].pros == [RECORDERS.comments[2].body]
-    assert set(rows["Otter"].sources) == {c.permalink for c in RECORDERS.comments[1:]}
+    assert set(rows["Otter"].sources) == {c.permalink for c in RECORDERS.comments[1:3]}
 
 
 def test_local_without_compared_options_has_no_table() -> None:
-    assert _local([RECORDERS]).comparison_table == []
+    assert _local([RECORDERS], _sy_analysis(VS_QUESTION)).comparison_table == []
 
 
 def test_local_respects_caps_and_budget() -> None:
@@ -510,11 +514,13 @@ def test_one_engine_call_gives_one_checked_answer_with_one_summary_text() -> Non
     assert "post:zz9" in synthesis.removed_citations
 
 
-def test_no_evidence_means_no_call_and_the_honest_nothing_found() -> None:
+def test_no_evidence_means_no_call_and_an_honest_abstention() -> None:
     engine = ScriptedEngine()
     answer = _answer([], engine)
     assert engine.requests == []
-    assert answer.summary.status == "partial" and answer.summary.summary == NO_EVIDENCE_SUMMARY
+    summary = answer.summary
+    assert summary.status == "partial" and summary.abstained and not summary.sources
+    assert summary.summary.startswith("Nothing in r/") and summary.summary != NO_EVIDENCE_SUMMARY
     assert answer.synthesis is None
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from crowdsift.core.models import FetchResult, Post
-from crowdsift.core.text import split_sentences
+from crowdsift.core.sentences import split_sentences
 from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
@@ -157,7 +157,7 @@ def test_candidates_drop_short_fragments_questions_links_and_repeats(
 
     post = make_post(
         "a1",
-        title="Which recorder should I buy for lectures?",
+        title="A semester with a voice recorder",
         body=(
             "Too short. The battery lasts a full semester of lectures. "
             "Details are at https://example.com/specs for anyone curious. "

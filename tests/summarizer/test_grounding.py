@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crowdsift.core.text import truncate_at_sentence, url_key
+from crowdsift.core.sentences import truncate_at_sentence
+from crowdsift.core.text import url_key
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.grounding import ground as ground_answer
 from crowdsift.pipeline.synthesis.models import (

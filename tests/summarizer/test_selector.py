@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crowdsift.core.models import FetchResult, Post
-from crowdsift.core.text import truncate_words
+from crowdsift.core.sentences import truncate_words
 from crowdsift.pipeline.synthesis.config import SelectorConfig
 from crowdsift.pipeline.synthesis.selector import select_evidence
 

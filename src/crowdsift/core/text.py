@@ -1,4 +1,4 @@
-"""Text: cleaning, words, sentences, truncation, URL keys and the clock, for every module.
+"""Text: cleaning, words, URL keys and the clock, for every module.
 
 ``clean_text`` is pure, total (never raises on any ``str``) and idempotent:
 ``clean_text(clean_text(x)) == clean_text(x)``. It is on the hot path of every fetch, so it is
@@ -6,9 +6,9 @@ regex-based: a markdown parser costs ~30x more per body, and the filtering layer
 within 4x of merely parsing the raw JSON (see ``bench/bench_filtering.py``).
 
 Besides cleaning, this module owns what every stage shares about text: the one stop-word list
-and ``content_terms``, ``split_sentences``, ``truncate_words`` / ``truncate_at_sentence``,
-``url_key`` / ``canonical_url``, ``sanitize_escapes`` and ``utc_now``. The citation syntax
-(``[post:ID]`` / ``[comment:ID]``) lives beside it in ``crowdsift.core.citations``.
+and ``content_terms``, ``url_key`` / ``canonical_url``, ``sanitize_escapes`` and ``utc_now``.
+Sentences and truncation live beside it in ``crowdsift.core.sentences``, the citation syntax
+(``[post:ID]`` / ``[comment:ID]``) in ``crowdsift.core.citations``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ _INLINE_LINK = re.compile(r"\[([^\[\]]*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:
 # Anything else that still reads as [text](target), e.g. brackets that arrived entity-encoded.
 _LOOSE_LINK = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\[\]]+)\]\[[^\[\]]*\]")
-_REF_DEFINITION = re.compile(r"^\s{0,3}\[[^\[\]]+\]:\s*\S+.*$", re.MULTILINE)
+# "[1]: https://…" alone on its line (an optional title after it); "[edit]: Airflow 3.0 …" is prose.
+_REF_DEFINITION = re.compile(
+    r"^\s{0,3}\[[^\[\]]+\]:[ \t]*(?:<[^<>\s]*>|(?:https?|ftp|mailto):\S+|www\.\S+|[/#]\S*)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
+    re.MULTILINE,
+)
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^<>\s]+)>")
 _FENCE = re.compile(r"(?:```|~~~)[^\s`~]*")
 _ORDERED = re.compile(r"^\d{1,9}[.)](?:\s+|$)")
@@ -100,6 +105,7 @@ def strip_markdown(text: str) -> str:
     a literal so the regex engine can skip ahead: most titles and many bodies carry little
     markup, and this keeps them nearly free.
     """
+    text = _line_marks(text)  # first, on the lines as written: markup must not make a line start
     if "\\" in text:
         text = _ESCAPE.sub(r"\1", text)
     if "`" in text:
@@ -118,7 +124,6 @@ def strip_markdown(text: str) -> str:
             text = _REF_LINK.sub(r"\1", text)
     if "<" in text:
         text = _AUTOLINK.sub(r"\1", text)
-    text = _line_marks(text)
     if ">!" in text:
         text = _SPOILER.sub(r"\1", text)
     if "**" in text:
@@ -143,12 +148,19 @@ _TABLE_RULE_CHARS = frozenset("-:| \t")
 def _line_marks(text: str) -> str:
     """Block-level marks at the start of a line: headings, quotes, lists, rules, table rules.
 
+    A list number ("1. ", "2) ") is a mark only at the start of a line of a text that has lines:
+    one line of prose ("3. Anything else?" once its "Airflow" sat in a link, a title, cleaned
+    text) is not a list, and treating it as one loses a version or a count. This also keeps
+    ``clean_text`` idempotent, since cleaned text is one line. A heading's text is not a list
+    ("## 3. Setup"), and one line loses at most one list mark ("- 3. Anything" keeps its 3).
+
     A plain loop over lines: per-line string checks beat five MULTILINE regexes whose ``^``
     anchors defeat the regex engine's fast scanning.
     """
     if "\n" not in text and not _could_start_block(text):
         return text
     lines = text.split("\n")
+    numbered_lists = len(lines) > 1
     for index, line in enumerate(lines):
         if line[:1].isalpha():  # plain prose: the common case, decided in one check
             continue
@@ -165,10 +177,11 @@ def _line_marks(text: str) -> str:
             hashes = len(stripped) - len(stripped.lstrip("#"))
             rest = stripped[hashes:]
             if hashes <= 6 and (not rest or rest[0] in " \t"):
-                stripped = rest.lstrip()
+                lines[index] = rest.lstrip()
+                continue
         if stripped[:2] in _BULLETS:
             stripped = stripped[2:].lstrip()
-        elif stripped[:1].isdigit():
+        elif numbered_lists and stripped[:1].isdigit():
             stripped = _ORDERED.sub("", stripped, count=1)
         lines[index] = stripped
     return "\n".join(lines)
@@ -326,76 +339,6 @@ LANGUAGE_NAMES: dict[str, str] = {
 def language_name(code: str) -> str:
     """A language's English name for prompts; the code itself when we have no name."""
     return LANGUAGE_NAMES.get(code, code)
-
-
-# --- sentences and truncation ------------------------------------------------------------------
-
-ELLIPSIS = "…"
-_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
-_ABBREVIATIONS = frozenset(
-    {"e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "no", "fig", "inc"}
-)
-SENTENCE_END = re.compile(
-    r"(?:[.!?…]+[\"'”’)\]]*(?:\s*\[[^\[\]\n]{1,80}\])*|(?:\s*\[[^\[\]\n]{1,80}\])+)(?=\s|$)"
-)
-"""Where a sentence ends: its punctuation and the bracketed citations that follow it
-(``[post:ID]``, ``[comment:ID]``, ``[n]``), or a run of citations alone."""
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of cleaned prose: split after . ! ? … and a space, not after "e.g." or "vs.".
-
-    Robust rather than clever: Reddit prose is often lower-case after a full stop, so the next
-    word's case is not required; text without punctuation stays one sentence.
-    """
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        before = text[start : match.start()].rsplit(None, 1)
-        word = before[-1].lower().rstrip(".") if before else ""
-        if match.group().strip() == "." and word in _ABBREVIATIONS:
-            continue
-        sentence = text[start : match.end()].strip()
-        if sentence:
-            sentences.append(sentence)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
-
-
-def truncate_words(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters at a word boundary, ending with "…".
-
-    A word is cut only when it alone is longer than half the limit (a pasted URL, say), so a
-    short limit cannot leave an empty excerpt.
-    """
-    if len(text) <= limit:
-        return text
-    if limit <= len(ELLIPSIS):
-        return text[:limit]
-    room = limit - len(ELLIPSIS)
-    cut = text[: room + 1]  # one extra character tells whether the cut falls between words
-    if cut[-1].isspace():
-        head = cut.rstrip()
-    else:
-        head = cut[:room].rsplit(None, 1)[0] if " " in cut[:room] else cut[:room]
-        if len(head) < room // 2:
-            head = cut[:room]
-    head = head.rstrip(" ,;:-–—")
-    return f"{head}{ELLIPSIS}"
-
-
-def truncate_at_sentence(text: str, limit: int) -> str:
-    """``text`` cut after its last sentence (and that sentence's citations) within ``limit``;
-    at a word boundary with "…" when even the first sentence is too long."""
-    if len(text) <= limit:
-        return text
-    ends = [m.end() for m in SENTENCE_END.finditer(text) if m.end() <= limit]
-    if ends:
-        return text[: ends[-1]].rstrip()
-    return truncate_words(text, limit)
 
 
 # --- escapes a model leaves behind ----------------------------------------------------------

@@ -1,144 +1,108 @@
 """The local engine's answer: extractive, deterministic, and cited sentence by sentence.
 
-No model writes anything here. The evidence the selector chose (titles, body excerpts, comment
-excerpts) becomes *items*, each citable as ``[post:ID]`` or ``[comment:ID]``; items are split
-into sentences that remember their item, and every part of the answer is sentences people
-wrote, picked by rules:
+No model writes anything here. The evidence the selector chose (bodies and comment excerpts)
+becomes *items*, each citable as ``[post:ID]`` or ``[comment:ID]``; items become *claims*
+(``claims``: no questions, askers' background, meta, credentials, fragments or titles), and
+every part of the answer is claims people wrote, chosen the way a careful reader would:
 
-- **summary**: sentences scored by
+- **each claim once**: the same sentence in several comments is one candidate citing each
+  (``[comment:a, comment:b]``) — repetition is agreement, shown once;
+- **scored** by
 
       score = 0.65 · similarity to the question      (does it answer what was asked?)
             + 0.25 · centrality                      (do many others say the same thing?)
             + 0.10 · share of the question's words   (a small lexical anchor)
+            + votes (log-scaled, downvoted loses) + agreement (threads saying it)
+            + the intent's bonus:
+                how-to, troubleshooting   instructions (a fix, for troubleshooting, more)
+                comparison                a stance toward a compared option (both named: more)
+                general                   agreement counts double
+              and, when the question asks about a move ("moved from X to Y?"), claims
+              reporting that move;
 
-  (less a small penalty for cut-off sentences and for titles that are labels, not claims) and
-  picked greedily with maximal marginal relevance (λ = 0.7) until the character budget is full,
-  so the summary covers several points instead of repeating the best one. Sentences scoring
-  under half the best one are left out even when budget remains: an extractive summary padded
-  with off-topic sentences is worse than a short one.
-- **highlights**: further strong, short, distinct sentences; **cautions**: relevant sentences
-  with risk, failure or disagreement cues.
-- **hidden gems, minority report, pivot alerts, comparison table**: ``crowdsift.pipeline.synthesis.
-  sections`` over the same items.
+- **summary**: first the direct answer — up to ``LEAD_SENTENCES`` of the best claims of the
+  intent's kind (instructions, option verdicts, agreed claims) that are also relevant — then
+  more claims by maximal marginal relevance (λ = 0.7), within the character budget and
+  ``MAX_SUMMARY_SENTENCES``. Claims scoring under half the best are left out even when budget
+  remains: a summary padded with off-topic sentences is worse than a short one.
+- **highlights**: further strong, short, distinct claims that are not risks; **cautions**:
+  relevant risks and caveats (``claims.is_risk``: never a tip), none repeating the summary.
+- **hidden gems, minority report, pivot alerts, comparison table**: ``sections``.
 
-Every sentence is embedded once, in one batch, and every tie is broken by evidence order, so
+Every claim is embedded once, in one batch, and every tie is broken by evidence order, so
 equal inputs give equal output. Votes, karma and dates are filled in by the grounding check.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from crowdsift.core.citations import strip_quoted_citations
-from crowdsift.core.text import ELLIPSIS, content_terms, split_sentences, tokenize, truncate_words
+from crowdsift.core.sentences import truncate_words
+from crowdsift.core.text import content_terms
 from crowdsift.engines.embedding import Embedder
+from crowdsift.pipeline.synthesis.candidates import MAX_CITES, Candidate, candidates_of, items_of
+from crowdsift.pipeline.synthesis.candidates import MIN_SENTENCE_CHARS as MIN_SENTENCE_CHARS
+from crowdsift.pipeline.synthesis.claims import is_risk
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef, SummarizeRequest
-from crowdsift.pipeline.synthesis.sections import Item, Limits, sections
+from crowdsift.pipeline.synthesis.sections import Limits, sections
+from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
+from crowdsift.pipeline.synthesis.stance import option_stance
 
 Floats = npt.NDArray[np.float32]
 
 EMPTY_SUMMARY = "The evidence contains no statements to summarise; read the sources directly."
-MIN_SENTENCE_CHARS = 25
 HIGHLIGHT_MAX_CHARS = 200
+CAUTION_CHARS = 240
+"""A caution is one risk a reader can take in; longer run-ons (flattened lists) are left out."""
 MMR_LAMBDA = 0.7
 NEAR_DUPLICATE = 0.92
 """Cosine above which two sentences count as the same point (never both picked)."""
-W_RELEVANCE, W_CENTRALITY, W_LEXICAL = 0.65, 0.25, 0.10
-TRUNCATED_PENALTY = 0.05
-LABEL_TITLE_PENALTY = 0.3
+AGREEMENT = 0.8
+"""Cosine at or above which a claim in another thread says the same thing (agreement)."""
+W_RELEVANCE, W_CENTRALITY, W_LEXICAL = 0.55, 0.20, 0.25
+W_VOTES, DOWNVOTED = 0.08, 0.05
+W_AGREE, MAX_AGREE = 0.04, 3
+W_INSTRUCTION, W_FIX, W_FIX_HOW_TO = 0.10, 0.10, 0.03
+W_STANCE, W_BOTH_OPTIONS = 0.08, 0.04
+W_PIVOT = 0.10
 SUMMARY_FLOOR = 0.5
 """Summary sentences must score at least this share of the best sentence's score."""
 CONTEXT_FLOOR = 0.35
 """The same for highlights and cautions, which may reach a little further."""
+LEAD_RELEVANCE = 0.6
+"""A direct-answer claim must be at least this share of the most question-like claim."""
+FIX_EASING = 0.5
+"""A fix its author confirms ("That fixed it") needs half the relevance: it names the symptom
+in its own words ("transfer sticks at 0%" for "stopped syncing")."""
+LEAD_LEXICAL = 0.25
+"""An instruction in the direct answer names more of the question than this (words weighted
+by rarity, ``_lexical``): "get the Note" does not answer how to set it up with Obsidian."""
+LEAD_SENTENCES = {"how_to": 3, "troubleshooting": 3, "comparison": 2, "general": 2}
+"""How many claims make the direct answer, by intent (instructions come in steps)."""
+MAX_SUMMARY_SENTENCES = {"how_to": 4, "troubleshooting": 4, "comparison": 4, "general": 5}
+"""The summary's length in claims, by intent: a fix needs no padding."""
 STRONG_CUE_BONUS = 0.05
+HOW_TO, TROUBLESHOOTING, COMPARISON = "how_to", "troubleshooting", "comparison"
 
-_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
-_WEAK_CUES = r"but|however|although|though|careful|issues?|problems?|worse"
 _STRONG_CUES = (
     r"don'?t|do not|avoid|broke|broken|breaks|failed|fails|failure|stopped working|died|dead|"
     r"returned|refund(?:ed)?|disagree|risks?|risky|overrated|subscription|privacy|warning|"
     r"beware|regret|downside|drawback|scam|buggy|bugs?|crash(?:es|ed)?|unreliable|not worth|"
     r"hidden fees?|unsafe|dangerous|hazard|warranty|caveat|complain\w*"
 )
-_CUE = re.compile(rf"\b(?:{_WEAK_CUES}|{_STRONG_CUES})\b", re.IGNORECASE)
 _STRONG_CUE = re.compile(rf"\b(?:{_STRONG_CUES})\b", re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t)\s+(?:\w+\s+)?$", re.I)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One evidence sentence, the item it came from, and what it loses in score."""
-
-    text: str
-    item: Item
-    penalty: float = 0.0
-
-    def cited(self) -> str:
-        return f"{self.text} [{self.item.marker}]"
-
-
-def items_of(request: SummarizeRequest) -> list[Item]:
-    """Titles, bodies and comments of the evidence, in evidence order.
-
-    Quotes keep no citation their author typed (``strip_quoted_citations``). Comments without
-    an id of their own (a video's) are cited through their post.
-    """
-    items: list[Item] = []
-    for number, post in enumerate(request.post_payloads):
-        marker = f"post:{post.post_id}"
-        items.append(Item(marker, strip_quoted_citations(post.title), post.post_karma, -1,
-                          number, is_comment=False, is_title=True))  # fmt: skip
-        items.append(Item(marker, strip_quoted_citations(post.body_excerpt), post.post_karma,
-                          -1, number, is_comment=False))  # fmt: skip
-        for comment in post.comments:
-            cited = f"comment:{comment.comment_id}" if comment.comment_id else marker
-            items.append(Item(cited, strip_quoted_citations(comment.excerpt), comment.score,
-                              comment.depth, number, is_comment=True))  # fmt: skip
-    return items
-
-
-def candidates_of(items: Sequence[Item]) -> list[Candidate]:
-    """Every usable evidence sentence in evidence order, each once.
-
-    Dropped: fragments shorter than ``MIN_SENTENCE_CHARS``, questions (they ask, not tell),
-    and sentences with links (a summary must not carry URLs that are not evidence permalinks).
-    """
-    seen: set[str] = set()
-    found: list[Candidate] = []
-    for item in items:
-        for sentence in split_sentences(" ".join(item.text.split())):
-            key = " ".join(tokenize(sentence))
-            if (
-                len(sentence) < MIN_SENTENCE_CHARS
-                or sentence.rstrip(" \"')]”’").endswith("?")
-                or _URL.search(sentence)
-                or not key
-                or key in seen
-            ):
-                continue
-            seen.add(key)
-            found.append(Candidate(sentence, item, _penalty(sentence, item.is_title)))
-    return found
-
-
-def _penalty(sentence: str, is_title: bool) -> float:
-    """Cut-off sentences say less; a title without a full stop names a topic, not a claim."""
-    if sentence.endswith(ELLIPSIS):
-        return TRUNCATED_PENALTY
-    if is_title and not sentence.endswith((".", "!")):
-        return LABEL_TITLE_PENALTY
-    return 0.0
+_MOVE_QUESTION = re.compile(r"\b(?:mov|switch|migrat|leav|left|ditch|replac)\w*", re.IGNORECASE)
 
 
 def is_caution(text: str) -> bool:
-    """A risk, failure or disagreement cue that is not negated ("never died" is not one)."""
-    return any(not _NEGATED.search(text[: m.start()]) for m in _CUE.finditer(text))
+    """A risk, failure, caveat or warning (``claims.is_risk``), not a tip; citations ignored."""
+    return is_risk(re.sub(r"\s*\[[^\[\]]*\]\s*$", "", text))
 
 
 def local_answer(
@@ -157,22 +121,41 @@ def local_answer(
         return found.model_copy(update={"summary": EMPTY_SUMMARY})
     vectors = embedder.embed([request.query, *(c.text for c in candidates)])
     similarity: Floats = vectors[1:] @ vectors[1:].T
-    scores = _scores(request.query, candidates, vectors[0] @ vectors[1:].T, similarity)
-    summary_ids = _pick_summary(candidates, scores, similarity, config.summary_char_budget)
+    relevance: Floats = vectors[0] @ vectors[1:].T
+    scores = _scores(request.query, candidates, relevance, similarity)
+    scores = scores + _reader_bonus(request.query, candidates, similarity, limits)
+    answering = _answering(
+        candidates, scores, relevance, _lexical(request.query, candidates), limits
+    )
+    lead = _pick_lead(candidates, scores, similarity, answering, limits)
+    most = MAX_SUMMARY_SENTENCES.get(limits.intent, MAX_SUMMARY_SENTENCES["general"])
+    focused = limits.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
+    summary_ids = _pick_summary(
+        candidates, scores, similarity, config.summary_char_budget, lead, most,
+        eligible=answering if focused else None,
+    )  # fmt: skip
     summary = " ".join(_summary_pieces(candidates, summary_ids, config.summary_char_budget))
     in_context = _above(scores, CONTEXT_FLOOR)
-    caution_ids = _pick_cautions(candidates, scores, similarity, config.max_cautions, in_context)
+    caution_ids = _pick_cautions(
+        candidates, scores, similarity, config.max_cautions,
+        [i for i in in_context if i not in summary_ids],
+    )  # fmt: skip
     highlight_ids = mmr_select(
         scores,
         similarity,
-        eligible=[i for i in in_context if len(candidates[i].cited()) <= HIGHLIGHT_MAX_CHARS],
+        eligible=[
+            i
+            for i in in_context
+            if len(candidates[i].cited()) <= HIGHLIGHT_MAX_CHARS and not candidates[i].risk
+        ],
         accept=lambda _: True,
         limit=config.max_highlights,
         already=tuple(dict.fromkeys((*summary_ids, *caution_ids))),
     )
-    if len(highlight_ids) < config.max_highlights:  # few sentences: reuse short summary ones
-        spare = [i for i in summary_ids if len(candidates[i].cited()) <= HIGHLIGHT_MAX_CHARS]
-        highlight_ids += spare[: config.max_highlights - len(highlight_ids)]
+    highlight_ids = _hear_other_sources(
+        request, candidates, scores, in_context, (*summary_ids, *caution_ids), highlight_ids,
+        config.max_highlights,
+    )  # fmt: skip
     highlight_ids.sort(key=lambda i: (-float(scores[i]), i))  # strongest point first
     return found.model_copy(
         update={
@@ -184,10 +167,44 @@ def local_answer(
     )
 
 
+def _hear_other_sources(
+    request: SummarizeRequest,
+    candidates: list[Candidate],
+    scores: Floats,
+    in_context: list[int],
+    used: Sequence[int],
+    highlights: list[int],
+    limit: int,
+) -> list[int]:
+    """Each kind of source the person asked for besides Reddit (videos, products) is heard:
+    when nothing chosen quotes it, its best relevant claim takes the last highlight."""
+    posts = request.post_payloads
+
+    def kind(index: int) -> str:
+        return posts[candidates[index].item.thread].kind
+
+    chosen = [*used, *highlights]
+    for other in dict.fromkeys(p.kind for p in posts if p.kind != "reddit"):
+        if any(kind(i) == other for i in chosen) or limit <= 0:
+            continue
+        best = next(
+            (i for i in sorted(in_context, key=lambda i: (-float(scores[i]), i))
+             if kind(i) == other and not candidates[i].risk and i not in chosen),
+            None,
+        )  # fmt: skip
+        if best is None:
+            continue
+        if len(highlights) >= limit:
+            highlights = highlights[:-1]
+        highlights = [*highlights, best]
+        chosen.append(best)
+    return highlights
+
+
 def _sources(request: SummarizeRequest, used: Sequence[Candidate]) -> list[SourceRef]:
     """The posts the summary quotes, with their permalinks (grounding adds the rest)."""
     posts = request.post_payloads
-    numbers = list(dict.fromkeys(c.item.thread for c in used))
+    numbers = list(dict.fromkeys(item.thread for c in used for item in c.items[:MAX_CITES]))
     return [SourceRef(post_id=posts[n].post_id, url=str(posts[n].url)) for n in numbers]
 
 
@@ -199,14 +216,117 @@ def _scores(
         centrality = (similarity.sum(axis=1) - np.diag(similarity)) / (count - 1)
     else:
         centrality = np.zeros(count, dtype=np.float32)
-    terms = content_terms(query)
-    lexical = np.array(
-        [len(terms & content_terms(c.text)) / len(terms) if terms else 0.0 for c in candidates],
-        dtype=np.float32,
-    )
+    lexical = _lexical(query, candidates)
     penalty = np.array([c.penalty for c in candidates], dtype=np.float32)
     blended = W_RELEVANCE * relevance + W_CENTRALITY * centrality + W_LEXICAL * lexical - penalty
     return np.asarray(blended, dtype=np.float32)
+
+
+def _lexical(query: str, candidates: list[Candidate]) -> Floats:
+    """Share of the question's words each claim holds, a word weighted by how rare it is in
+    the evidence: "Obsidian" in a Plaud thread says more than "Plaud" does."""
+    terms = sorted(content_terms(query))
+    if not terms:
+        return np.zeros(len(candidates), dtype=np.float32)
+    held = [content_terms(c.text) for c in candidates]
+    count = len(candidates)
+    weight = {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in terms}
+    total = sum(weight.values())
+    return np.array([sum(weight[t] for t in terms if t in h) / total for h in held],
+                    dtype=np.float32)  # fmt: skip
+
+
+def _reader_bonus(
+    query: str, candidates: list[Candidate], similarity: Floats, limits: Limits
+) -> Floats:
+    """What a careful reader weighs besides relevance: votes, agreement, and what the
+    question's intent asks for (instructions, fixes, stances on the options, reported moves)."""
+    most = max((math.log1p(max(c.votes, 0)) for c in candidates), default=0.0) or 1.0
+    agree = _agreement(candidates, similarity)
+    agree_weight = W_AGREE * (1.5 if limits.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
+                              else 1.0)  # fmt: skip
+    patterns = [option_pattern(o) for o in limits.compared if o.strip()]
+    moves = {p.key for p in find_pivots(query)} if _MOVE_QUESTION.search(query) else set()
+    bonus = np.zeros(len(candidates), dtype=np.float32)
+    for index, candidate in enumerate(candidates):
+        value = (
+            W_VOTES * (math.log1p(max(candidate.votes, 0)) / most if candidate.comment else 0.5)
+            - (DOWNVOTED if candidate.comment and candidate.votes < 0 else 0.0)
+            + agree_weight * min(agree[index] - 1, MAX_AGREE)
+        )
+        if limits.intent in {HOW_TO, TROUBLESHOOTING} and candidate.instruction:
+            value += W_INSTRUCTION
+            if candidate.fix:
+                value += W_FIX if limits.intent == TROUBLESHOOTING else W_FIX_HOW_TO
+        if patterns and _takes_side_on_options(candidate.text, patterns):
+            value += W_STANCE + (
+                W_BOTH_OPTIONS if sum(bool(p.search(candidate.text)) for p in patterns) > 1 else 0
+            )
+        if moves and any(p.key in moves for p in find_pivots(candidate.text)):
+            value += W_PIVOT
+        bonus[index] = value
+    return bonus
+
+
+def _agreement(candidates: list[Candidate], similarity: Floats) -> list[int]:
+    """How many threads say each claim: its own items' and those of claims alike it."""
+    threads = [{item.thread for item in c.items} for c in candidates]
+    counts: list[int] = []
+    for index in range(len(candidates)):
+        alike = np.flatnonzero(similarity[index] >= AGREEMENT)
+        counts.append(len(set().union(threads[index], *(threads[int(j)] for j in alike))))
+    return counts
+
+
+def _takes_side_on_options(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    named = [p for p in patterns if p.search(text)]
+    return any(
+        option_stance(text, p, [o for o in patterns if o is not p]) != "neutral" for p in named
+    )
+
+
+def _answering(
+    candidates: list[Candidate],
+    scores: Floats,
+    relevance: Floats,
+    lexical: Floats,
+    limits: Limits,
+) -> list[int]:
+    """Claims that may answer: well scored, near the most question-like claim, and naming
+    a fair share of what the question names (words weighted by rarity) or being a fix its
+    author confirms. A tip about another part of the product
+    does not answer the question however well it is voted."""
+    best = float(relevance.max())
+    named = LEAD_LEXICAL
+    return [
+        i for i in _above(scores, SUMMARY_FLOOR)
+        if (best <= 0 or float(relevance[i]) >= LEAD_RELEVANCE * best * (FIX_EASING if
+                                                                        candidates[i].fix else 1))
+        and (float(lexical[i]) > named or candidates[i].fix)
+    ]  # fmt: skip
+
+
+def _pick_lead(
+    candidates: list[Candidate],
+    scores: Floats,
+    similarity: Floats,
+    answering: list[int],
+    limits: Limits,
+) -> list[int]:
+    """The direct answer: the best answering claims of the kind the question asks for."""
+    patterns = [option_pattern(o) for o in limits.compared if o.strip()]
+    if limits.intent in {HOW_TO, TROUBLESHOOTING}:
+        kind = [i for i in answering if candidates[i].instruction]
+    elif patterns:  # naming a compared option is what makes a verdict relevant
+        kind = [
+            i
+            for i in _above(scores, SUMMARY_FLOOR)
+            if _takes_side_on_options(candidates[i].text, patterns)
+        ]
+    else:  # a general question: what answers it, good news or bad
+        kind = answering
+    limit = LEAD_SENTENCES.get(limits.intent, LEAD_SENTENCES["general"])
+    return mmr_select(scores, similarity, eligible=kind, accept=lambda _: True, limit=limit)
 
 
 def _above(scores: Floats, share: float) -> list[int]:
@@ -254,8 +374,17 @@ def mmr_select(
 
 
 def _pick_summary(
-    candidates: list[Candidate], scores: Floats, similarity: Floats, budget: int
+    candidates: list[Candidate],
+    scores: Floats,
+    similarity: Floats,
+    budget: int,
+    lead: Sequence[int] = (),
+    most: int = MAX_SUMMARY_SENTENCES["general"],
+    *,
+    eligible: list[int] | None = None,
 ) -> list[int]:
+    """The lead (the direct answer) first, then the best remaining claims by MMR, within the
+    character budget and ``MAX_SUMMARY_SENTENCES``."""
     used = 0
 
     def fits(index: int) -> bool:
@@ -266,10 +395,15 @@ def _pick_summary(
         used += needed
         return True
 
-    eligible = _above(scores, SUMMARY_FLOOR)
-    picked = mmr_select(scores, similarity, eligible=eligible, accept=fits, limit=len(eligible))
+    picked = [i for i in lead if fits(i)]
+    if eligible is None:
+        eligible = _above(scores, SUMMARY_FLOOR)
+    picked += mmr_select(
+        scores, similarity, eligible=eligible, accept=fits,
+        limit=max(most - len(picked), 0), already=tuple(picked),
+    )  # fmt: skip
     if not picked:  # even the best sentence is longer than the budget: it is cut below
-        picked = [int(np.argmax(scores))]
+        picked = [int(lead[0]) if lead else int(np.argmax(scores))]
     return picked
 
 
@@ -277,7 +411,7 @@ def _summary_pieces(candidates: list[Candidate], picked: list[int], budget: int)
     pieces = [candidates[i].cited() for i in picked]
     if len(pieces) == 1 and len(pieces[0]) > budget:
         only = candidates[picked[0]]
-        citation = f" [{only.item.marker}]"
+        citation = only.cited()[len(only.text) :]
         pieces = [truncate_words(only.text, max(1, budget - len(citation))) + citation]
     return pieces
 
@@ -289,14 +423,15 @@ def _pick_cautions(
     limit: int,
     eligible: list[int],
 ) -> list[int]:
-    """Relevant sentences with risk or disagreement cues, most relevant first, no two alike."""
+    """Relevant risks and caveats (never tips), most relevant first, no two alike."""
 
     def rank(index: int) -> tuple[float, int]:
         strong = _STRONG_CUE.search(candidates[index].text) is not None
         return (-(float(scores[index]) + (STRONG_CUE_BONUS if strong else 0.0)), index)
 
     picked: list[int] = []
-    for index in sorted((i for i in eligible if is_caution(candidates[i].text)), key=rank):
+    risks = [i for i in eligible if candidates[i].risk and len(candidates[i].text) <= CAUTION_CHARS]
+    for index in sorted(risks, key=rank):
         if len(picked) >= limit:
             break
         if all(float(similarity[index, other]) < NEAR_DUPLICATE for other in picked):

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from crowdsift.core.citations import citations_in
-from crowdsift.core.text import truncate_at_sentence
+from crowdsift.core.sentences import truncate_at_sentence
 from crowdsift.pipeline.reddit.models import (
     ComparisonRow,
     DraftPivot,

@@ -7,39 +7,45 @@ claim cited to the post or comment it came from (the detectors are in ``specific
   settings, model numbers, quantities), ranked by karma × specificity × relevance with a small
   bonus for depth: the spec's "specific configs/flags in deep comments".
 - **minority report**: upvoted comments (score > 1 and at least their thread's median) with a
-  disagreement marker and a reason (long enough to argue, or holding a specific).
-- **pivot alerts**: "switched from X to Y" statements grouped by (X, Y); a shift needs at least
+  disagreement marker and a reason (a claim after the marker, or a specific). The same dissent
+  posted in several comments is one entry citing each; "argued at length" is said only of
+  dissent that gives ``ARGUED_CLAIMS`` claims or more.
+- **pivot alerts**: "switched from X to Y" / "moved off X to Y" / "migrated N X jobs to Y"
+  statements, in titles, bodies and comments, grouped by (X, Y); a shift needs at least
   ``PIVOT_MIN_MENTIONS`` separate posts or comments, since one person's move is an anecdote.
-- **comparison table**: for each compared option, the sentences naming it, a lexicon verdict,
-  up to two positive and two negative sentences.
+- **comparison table**: for each compared option, the claims naming it, each with its stance
+  toward the option (``stance``: VADER plus negation, contrast and moves), a verdict counted
+  from the claims that take a side, up to two pros and two cons (caveats are cons).
+
+Only claims are read (``claims``): no questions, askers' background, meta or fragments.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz
 
-from crowdsift.core.text import blend_weights, content_terms, split_sentences, truncate_words
+from crowdsift.core.sentences import truncate_words
+from crowdsift.core.text import blend_weights, content_terms
 from crowdsift.engines.embedding import Embedder
 from crowdsift.pipeline.reddit.models import DraftClaim, DraftPivot, DraftRow
+from crowdsift.pipeline.synthesis.claims import statements
 from crowdsift.pipeline.synthesis.models import AnswerDraft
 from crowdsift.pipeline.synthesis.specifics import (
     Pivot,
     dissent_marker,
     find_pivots,
     find_specifics,
-    gives_reason,
     option_pattern,
-    sentiment,
     verdict,
 )
+from crowdsift.pipeline.synthesis.stance import compound, option_stance
 
 Floats = npt.NDArray[np.float32]
 
@@ -56,8 +62,8 @@ GEM_POOL = 50
 """Gem candidates embedded for relevance: the best by karma × specificity (the rest cannot win)."""
 TWIN_SIMILARITY = 85.0
 """rapidfuzz token_set_ratio at or above which two gems are the same tip (reposted comments)."""
-_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
-_OPTION_CLAUSE = re.compile(r"[,;]|\b(?:but|while|whereas|unlike)\b", re.IGNORECASE)
+ARGUED_CLAIMS = 3
+"""Dissent giving at least this many claims (marker sentence included) is argued at length."""
 
 
 @dataclass(frozen=True)
@@ -71,15 +77,20 @@ class Item:
     thread: int
     is_comment: bool
     is_title: bool = False
+    asker: bool = False
+    """A post body whose post asks: its sentences are the asker's background, not claims."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What the sections may hold: the compared options (a table needs two), the caps."""
+    """What the answer may hold: the compared options (a table needs two), the caps, and the
+    question's intent."""
 
     compared: Sequence[str] = field(default_factory=tuple)
     max_gems: int = 5
     max_dissent: int = 3
+    intent: str = ""
+    """The question's intent (``QueryAnalysis.intent``): what the direct answer is made of."""
 
 
 @dataclass(frozen=True)
@@ -97,28 +108,23 @@ def sections(
         summary="",
         hidden_gems=hidden_gems(question, said, embedder, limits.max_gems),
         minority_report=minority_report(said, limits.max_dissent),
-        pivot_alerts=pivot_alerts(said),
+        pivot_alerts=pivot_alerts(items),  # a title can report a move ("Left Airflow for …")
         comparison_table=comparison_table(limits.compared, said),
     )
 
 
 def sentences_of(items: Sequence[Item], min_chars: int) -> list[Sentence]:
-    """Statements of the items, each once: no fragments, questions or links."""
+    """The items' claims (``claims.statements``), each once, at least ``min_chars`` long."""
     seen: set[str] = set()
     found: list[Sentence] = []
     for item in items:
         for line in item.text.splitlines():
-            for sentence in split_sentences(line.strip()):
-                key = " ".join(sentence.lower().split())
-                if (
-                    len(sentence) < min_chars
-                    or sentence.rstrip(" \"')]”’").endswith("?")
-                    or _URL.search(sentence)
-                    or key in seen
-                ):
+            for claim in statements(line, asker=item.asker, title=item.is_title):
+                key = " ".join(claim.text.lower().split())
+                if len(claim.text) < min_chars or key in seen:
                     continue
                 seen.add(key)
-                found.append(Sentence(sentence, item))
+                found.append(Sentence(claim.text, item))
     return found
 
 
@@ -178,36 +184,64 @@ def hidden_gems(
 
 
 def minority_report(items: Sequence[Item], limit: int) -> list[DraftClaim]:
-    """Upvoted, reasoned disagreement, most upvoted first."""
+    """Upvoted, reasoned disagreement, most upvoted first; one entry per distinct dissent
+    (the same words in another comment add that comment as a citation)."""
     medians: dict[int, float] = {}
     for thread in {item.thread for item in items}:
         scores = [i.score for i in items if i.thread == thread and i.is_comment]
         medians[thread] = statistics.median(scores) if scores else 0.0
-    chosen: list[tuple[int, int, DraftClaim]] = []
+    found: list[tuple[int, int, str, Item]] = []
     for position, item in enumerate(items):
         if not item.is_comment or item.score <= 1 or item.score < medians[item.thread]:
             continue
         marker = dissent_marker(item.text)
-        if marker is None or not gives_reason(item.text):
-            continue
-        claim = DraftClaim(text=_dissent_text(item, marker), cites=[item.marker])
-        chosen.append((-item.score, position, claim))
-    chosen.sort(key=lambda c: (c[0], c[1]))
-    return [claim for _, _, claim in chosen[:limit]]
+        text = _dissent_text(item, marker) if marker is not None else None
+        if text is not None:
+            found.append((-item.score, position, text, item))
+    found.sort(key=lambda f: (f[0], f[1]))
+    chosen: list[DraftClaim] = []
+    for _, _, text, item in found:
+        quote = text.split(" (Upvoted", 1)[0]
+        twin = next(
+            (c for c in chosen
+             if fuzz.ratio(c.text.split(" (Upvoted", 1)[0], quote) >= TWIN_SIMILARITY),
+            None,
+        )  # fmt: skip
+        if twin is not None:
+            if item.marker not in twin.cites:
+                twin.cites.append(item.marker)
+        elif len(chosen) < limit:
+            chosen.append(DraftClaim(text=text, cites=[item.marker]))
+    return chosen
 
 
-def _dissent_text(item: Item, marker: str) -> str:
-    """The comment from the sentence holding the marker, and why it is competent dissent."""
-    sentences = split_sentences(" ".join(item.text.split()))
-    start = next((i for i, s in enumerate(sentences) if marker in s), 0)
-    quote = truncate_words(" ".join(sentences[start : start + 2]), CLAIM_CHARS)
-    specifics = [s.text for s in find_specifics(item.text)][:3]
-    why = (
-        f"argued with specifics ({', '.join(specifics)})"
-        if specifics
-        else "argued at length rather than asserted"
-    )
+def _dissent_text(item: Item, marker: str) -> str | None:
+    """The claims from the marker on, and why it is competent dissent; None when it argues
+    nothing (a marker alone, "Not sure I agree.", is a grunt, not an argument)."""
+    claims = [c.text for c in statements(item.text)]
+    sentences = [s for s in claims if marker.lower() in s.lower()]
+    start = claims.index(sentences[0]) if sentences else _after_marker(item.text, marker, claims)
+    argued = claims[start:]
+    if not argued:
+        return None
+    quote = truncate_words(" ".join(argued[:2]), CLAIM_CHARS)
+    specifics = [s.text for s in find_specifics(" ".join(argued))][:3]
+    if specifics:
+        why = f"argued with specifics ({', '.join(specifics)})"
+    elif len(argued) >= ARGUED_CLAIMS:
+        why = "argued at length rather than asserted"
+    else:
+        why = "with a reason"
     return f"{quote} (Upvoted at or above its thread's median, {why}.)"
+
+
+def _after_marker(text: str, marker: str, claims: Sequence[str]) -> int:
+    """Index of the first claim written after the marker (the marker sentence is meta)."""
+    where = text.lower().find(marker.lower())
+    for index, claim in enumerate(claims):
+        if text.find(claim) > where:
+            return index
+    return len(claims)
 
 
 def pivot_alerts(items: Sequence[Item]) -> list[DraftPivot]:
@@ -248,7 +282,12 @@ def _count_phrase(items: Sequence[Item]) -> str:
 
 
 def comparison_table(options: Sequence[str], items: Sequence[Item]) -> list[DraftRow]:
-    """One row per compared option that the threads mention (needs two options or more)."""
+    """One row per compared option that the threads mention (needs two options or more).
+
+    Each claim naming the option takes a stance toward it (``option_stance``); the verdict
+    counts those that take a side (a caveat, "great until …", counts against), and no row says
+    "no clear sentiment" while one of its claims takes a side.
+    """
     names = list(dict.fromkeys(o.strip() for o in options if o.strip()))
     if len(names) < 2:
         return []
@@ -258,16 +297,14 @@ def comparison_table(options: Sequence[str], items: Sequence[Item]) -> list[Draf
     for name, pattern in patterns.items():
         others = [p for n, p in patterns.items() if n != name]
         scored = [
-            (s, _option_sentiment(s.text, pattern, others))
-            for s in sentences
-            if pattern.search(s.text)
+            (s, option_stance(s.text, pattern, others)) for s in sentences if pattern.search(s.text)
         ]
         if not scored:
             continue
-        positive = sorted((x for x in scored if x[1] > 0), key=lambda x: (-x[1], -x[0].item.score))
-        negative = sorted((x for x in scored if x[1] < 0), key=lambda x: (x[1], -x[0].item.score))
-        pros = [s for s, _ in positive[:2]]
-        cons = [s for s, _ in negative[:2]]
+        positive = sorted((s for s, lean in scored if lean == "positive"), key=_most(1))
+        negative = sorted((s for s, lean in scored if lean in {"negative", "caveat"}),
+                          key=_most(-1))  # fmt: skip
+        pros, cons = positive[:2], negative[:2]
         by_karma = sorted((s for s, _ in scored), key=lambda s: -s.item.score)
         cites = list(dict.fromkeys(s.item.marker for s in [*pros, *cons, *by_karma]))
         rows.append(
@@ -282,12 +319,12 @@ def comparison_table(options: Sequence[str], items: Sequence[Item]) -> list[Draf
     return rows
 
 
-def _option_sentiment(
-    text: str, pattern: re.Pattern[str], others: Sequence[re.Pattern[str]]
-) -> int:
-    """Sentiment about one option: when the sentence names another option too, only the
-    clauses naming this one count ("Otter is great but Plaud drains the battery")."""
-    if not any(other.search(text) for other in others):
-        return sentiment(text)
-    clauses = [c for c in _OPTION_CLAUSE.split(text) if pattern.search(c)]
-    return sum(sentiment(c) for c in clauses)
+def _most(sign: int) -> Callable[[Sentence], tuple[float, int]]:
+    """Sort key: the most positive (``sign`` 1) or negative (−1) sentence first, the more
+    upvoted of equals first (log-scaled: a post's karma is not a comment's votes)."""
+
+    def key(sentence: Sentence) -> tuple[float, int]:
+        votes = math.log1p(max(sentence.item.score, 0))
+        return (-(sign * compound(sentence.text) + 0.1 * votes), len(sentence.text))
+
+    return key

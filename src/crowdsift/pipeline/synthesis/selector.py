@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from uuid import UUID, uuid4
 
 from crowdsift.core.models import Comment, FetchResult, Post
-from crowdsift.core.text import canonical_url, clean_text, truncate_words
+from crowdsift.core.sentences import truncate_words
+from crowdsift.core.text import canonical_url, clean_text
 from crowdsift.pipeline.reddit.models import DrilledThread, RankedPost, ThreadComment
 from crowdsift.pipeline.synthesis.config import SelectorConfig
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest

@@ -1,11 +1,11 @@
 """Pure text detectors behind the local (extractive) synthesis: specifics, dissent, pivots,
-sentiment and option mentions.
+verdicts and option mentions.
 
 The local engine writes no prose, so the staff-engineer sections have to be *found* in what
-people wrote. Each detector is a small regex-and-lexicon rule that errs on the side of
-precision: a hidden gem nobody can act on, or a "pivot" that is really "went from bad to
-worse", costs the reader more than a missing one. No I/O, no models; the same text always
-gives the same answer.
+people wrote. Each detector is a small regex rule (stance is ``stance``'s, from VADER) that
+errs on the side of precision: a hidden gem nobody can act on, or a "pivot" that is really
+"went from bad to worse", costs the reader more than a missing one. No I/O, no models; the
+same text always gives the same answer.
 """
 
 from __future__ import annotations
@@ -86,10 +86,12 @@ def specificity(text: str) -> int:
 # --- dissent --------------------------------------------------------------------------------
 
 _DISSENT = re.compile(
-    r"\b(?:i\s+(?:strongly\s+|respectfully\s+)?disagree|disagree|unpopular opinion|actually|"
+    r"\b(?:i\s+(?:strongly\s+|respectfully\s+)?disagree|disagree|unpopular opinion|"
     r"not worth|overrated|over-rated|i'?d avoid|i would avoid|avoid it|don'?t buy|do not buy|"
-    r"counter-?point|in my experience|the opposite|i wouldn'?t|i would not|hard disagree|"
-    r"contrary to|not true|that'?s wrong|that is wrong|pushback|devil'?s advocate)\b",
+    r"counter-?point|the opposite|i wouldn'?t|i would not|hard disagree|not sure i agree|"
+    r"respectfully,? no|push back|pushback|contrarian take|i'?ll be the dissent|"
+    r"i used to think that too|contrary to|not true|that'?s wrong|that is wrong|"
+    r"devil'?s advocate)\b",
     re.IGNORECASE,
 )
 MIN_REASON_CHARS = 80
@@ -135,6 +137,23 @@ _PIVOT_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
     ),
     (
         re.compile(
+            rf"\b(?:moved|moving|migrated|migrating|switched|switching)\s+off\s+{_LEAD}"
+            rf"(?P<a>{_NAME})\s+(?:\([^()]*\)\s+)?(?:over\s+)?(?:to|onto|for)\s+{_LEAD}(?P<b>{_NAME})",
+            re.IGNORECASE,
+        ),
+        True,
+    ),
+    (  # "migrated 120 Airflow DAGs to Dagster"
+        re.compile(
+            rf"\bmigrat(?:ed|ing|e)\s+(?:all\s+|our\s+|my\s+|the\s+)?(?:~?\d[\d,]*\+?\s+)?"
+            rf"(?P<a>{_NAME})\s+(?:dags|jobs|pipelines|workflows|flows|scripts|projects|"
+            rf"services|notes|files)\s+(?:over\s+)?to\s+{_LEAD}(?P<b>{_NAME})",
+            re.IGNORECASE,
+        ),
+        True,
+    ),
+    (
+        re.compile(
             rf"\breplac(?:ed|ing|e)\s+{_LEAD}(?P<a>{_NAME})\s+with\s+{_LEAD}(?P<b>{_NAME})",
             re.IGNORECASE,
         ),
@@ -142,7 +161,7 @@ _PIVOT_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
     ),
     (
         re.compile(
-            rf"\b(?:ditched|ditching|dropped|dumped|abandoned)\s+{_LEAD}(?P<a>{_NAME})\s+"
+            rf"\b(?:ditched|ditching|dropped|dumped|abandoned|left|leaving)\s+{_LEAD}(?P<a>{_NAME})\s+"
             rf"(?:for|in favou?r of)\s+{_LEAD}(?P<b>{_NAME})",
             re.IGNORECASE,
         ),
@@ -217,45 +236,13 @@ def find_pivots(text: str) -> list[Pivot]:
     return list(found.values())
 
 
-# --- sentiment ------------------------------------------------------------------------------
-
-_POSITIVE_TEXT = """
-    good great excellent amazing awesome love loved loves solid reliable recommend recommended
-    best better fantastic perfect happy impressed impressive fast accurate easy smooth worth
-    useful helpful stable nice superb brilliant favorite favourite works worked flawless
-    flawlessly painless intuitive clean clear cheaper affordable robust pleased satisfied
-"""
-_NEGATIVE_TEXT = """
-    bad terrible awful hate hated poor worse worst broken broke buggy bugs bug slow expensive
-    overpriced unreliable useless annoying disappointing disappointed disappointment crash
-    crashes crashed fails failed failure failing problem problems issue issues clunky laggy
-    inaccurate regret refund returned garbage junk mediocre meh pricey subscription confusing
-    painful flaky avoid overrated wrong lost missing dead died lacking lacks frustrating
-"""
-_NEGATOR_TEXT = "not no never don't doesn't didn't isn't wasn't aren't hardly without"
-_POSITIVE = frozenset(_POSITIVE_TEXT.split())
-_NEGATIVE = frozenset(_NEGATIVE_TEXT.split())
-_NEGATORS = frozenset(_NEGATOR_TEXT.split())
-_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
-_CLAUSE = re.compile(r"[,.;:!?()]|\bbut\b")
-
-
-def sentiment(text: str) -> int:
-    """Positive minus negative lexicon words, a word flipped when one of the two words before
-    it in the same clause negates it ("not good" is negative, "never crashed" positive)."""
-    total = 0
-    for clause in _CLAUSE.split(text.lower().replace("’", "'")):
-        words = _WORDS.findall(clause)
-        for index, word in enumerate(words):
-            polarity = (word in _POSITIVE) - (word in _NEGATIVE)
-            if polarity and any(w in _NEGATORS for w in words[max(0, index - 2) : index]):
-                polarity = -polarity
-            total += polarity
-    return total
+# --- verdicts (the stance of each sentence comes from ``stance``) ------------------------------
 
 
 def verdict(mentions: int, positive: int, negative: int) -> str:
-    """'7 mentions: mostly positive (4+ / 1−)' — the counts, then what they add up to."""
+    """'7 mentions: mostly positive (4+ / 1−)' — the counts, then what they add up to.
+
+    Counted over the sentences that take a side (``stance``); caveats count as negative."""
     if positive > negative * 2 and positive:
         mood = "mostly positive"
     elif negative > positive * 2 and negative:

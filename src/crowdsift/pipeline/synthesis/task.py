@@ -50,6 +50,7 @@ class AnswerTask(Task[AnswerDraft]):
             compared=tuple(self.context.compared) if self.context.table_required else (),
             max_gems=self.context.max_gems,
             max_dissent=self.context.max_dissent,
+            intent=self.context.intent,
         )
         return local_answer(self.request, self.config, kit.embedder, limits=limits)
 

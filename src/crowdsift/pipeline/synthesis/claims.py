@@ -1,0 +1,326 @@
+"""Which sentences are claims a careful reader would quote, and what kind (pure).
+
+The local engine quotes; it must not quote what answers nothing. A sentence is **never a claim**
+when it is:
+
+- a **question** ("Anyone else seeing this?");
+- the **asker's own background**: the body of a post that asks ("We're a 3-person data team…",
+  "Budget is flexible within reason.") describes the asker, not an answer; so does a need
+  ("I need meeting notes for calls.", "We're considering the NotePin.") wherever it is;
+- **greeting or meta** ("Happy to answer questions", "Thanks in advance", "Edit: …", "This is
+  the answer.", "Learned that the hard way.", instructions aimed at a model reading the page);
+- **credentials alone** ("Been on call for data pipelines for 11 years.", "Consultant here,
+  I've recorded client meetings for 18 years.", "Analytics engineer, 14 years, mostly dbt.");
+- a **fragment without a claim** ("100% this.", "Same here.") — and a sentence leaning on the
+  one before it ("Cut the bill by about 30%.", "That fixed it every time for me.") is quoted
+  only together with that sentence, when they stand side by side in the text;
+- a **title**: titles name topics ("Plaud Note vs phone?"); what people answered is below them.
+
+Lead-ins a quote does not need ("Quick tip:", "FWIW:", "Small thing that took me way too long
+to learn:") are cut off; what remains is still a verbatim piece of the text.
+
+Kinds of claims: **instructions** (imperatives, "if X, do Y", settings and flags, "make sure",
+"the trick is"), **fixes** (an instruction for a problem: "If transfer sticks at 0%, force-close
+the app…", or one its author confirms: "That fixed it"), and **risks** (a negative or caveat
+stance, or a warning such as "be careful with…"); a tip is not a risk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from crowdsift.core.sentences import split_sentences
+from crowdsift.core.text import content_terms
+from crowdsift.pipeline.synthesis.specifics import find_specifics
+from crowdsift.pipeline.synthesis.stance import stance
+
+JOINED_MAX_CHARS = 320
+"""A sentence and the one leaning on it are quoted together up to this length."""
+MIN_WORDS = 3
+CLEARLY_POSITIVE = 0.6
+"""A risk word in a sentence this positive (VADER compound) is not a risk ("worth the price")."""
+
+_CLOSERS = " \"')]”’"
+_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b", re.I)
+
+_META = re.compile(
+    r"^(?:edit|update|eta|ps|p\.s|tl;?dr|source|disclaimer)\b\s*\d*\s*[:\-–]"
+    r"|\b(?:happy|glad) to answer\b|\bask me anything\b|\bthanks? in advance\b"
+    r"|\blong-?time lurker\b|\bfirst (?:time )?post(?:er)?\b|\bi know this (?:gets|has been) asked"
+    r"|\bsearched (?:the|this) sub\b|\bnot in a hurry\b|\breading (?:all of )?them\b"
+    r"|\bdid ?n[o']t expect (?:this|so) many\b|\bbookmark(?:ing|ed)?\b|\bsaving this\b"
+    r"|\bremind ?me\b|^op here\b|^op:|\bwish i'?d (?:read|known|seen) this\b"
+    r"|\bcame here to say\b"
+    r"|\bgood luck\b|\bhope (?:this|that) helps\b|^ymmv\b"
+    r"|\bjust my (?:experience|two cents|opinion)"
+    r"|\bnot an expert\b|\blearned (?:that|this|it) the hard way\b"
+    r"|\btook me (?:way )?too long to (?:figure|learn|realise|realize)\b|\bworked for me at least\b"
+    r"|^this is the answer\b|^this matches what i'?ve seen\b|^exactly my experience\b"
+    r"|^can confirm\b|^same here\b|^seconding this\b|^\+1\b|^100% this\b|^came here to\b"
+    r"|^(?:good|great|fair) (?:counter)?point\b|^good call\b|\bi'?ll try that\b|\btrying it this\b"
+    r"|\bnever thought of that\b|\bto clarify, this is for\b|\bdoes that make sense\b"
+    r"|\bignore (?:all |any )?(?:previous|prior|above|earlier) instructions\b|\bsystem prompt\b"
+    r"|\b(?:print|reveal|show|tell me) (?:your|any|the) (?:api )?keys?\b"
+    r"|\b(?:update|edit): (?:went with|thanks|it worked)|\ba few (?:people|of you) asked\b"
+    r"|\bhere'?s (?:the|my|our) (?:whole |full |complete )?(?:setup|checklist|guide|list|"
+    r"breakdown|process|workflow|write-?up)\b",
+    re.IGNORECASE,
+)
+_THANKS = re.compile(
+    r"\b(?:thanks|thank you|thx|ty|appreciate(?:d)? it|cheers|much appreciated)\b", re.I
+)
+_REACTION = re.compile(
+    r"^(?:yep|yes|yeah|yup|no|nope|agreed|exactly|true|this|same|huh|eh|ok|okay|lol|wow|"
+    r"honestly|respectfully,? no|hard disagree|not sure i agree|i'?d push back on this a bit|"
+    r"i used to think that too|it depends|eh, it depends)[.!,]?$",
+    re.IGNORECASE,
+)
+_INTRODUCTION = re.compile(r"^(?:[\w'-]+\s){0,4}here\b[,.]", re.IGNORECASE)
+"""'Consultant here, …', 'Nurse here.'"""
+_ROLE_TENURE = re.compile(
+    r"^[A-Za-z][\w\s/-]{1,40},\s*(?:\d+|a few|many|several)\+?\s*(?:years?|yrs?)\b", re.I
+)
+"""'Analytics engineer, 14 years, …', 'Project manager, 7 years of …'"""
+_CREDENTIAL = re.compile(
+    r"^(?:i'?ve been|i have been|been|had (?:mine|it|one)|used (?:one|it|mine)|owned (?:one|it)|"
+    r"i'?ve (?:used|owned|had|run|worked|recorded|done)|i (?:run|lead|manage|work on) the)\b",
+    re.IGNORECASE,
+)
+_DURATION = re.compile(
+    r"\b(?:for|since|over)\b[^.]{0,40}?\b(?:\d+|a|an|one|two|three|four|five|six|several|many|"
+    r"few|last|a couple of)\+?\s*(?:years?|yrs?|months?|weeks?|spring|summer|fall|autumn|winter)"
+    r"|\b(?:since|in) (?:19|20)\d\d\b|\b\d+\+?\s*(?:years?|yrs?) (?:of|in|doing)\b",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(
+    r"^(?P<lead>(?:(?:quick|pro|small|buried|one|hot|big) )?tips?|(?:my )?two cents|imo|imho|fwiw|"
+    r"from (?:my )?experience|in my experience|counter-?point|psa|note|honestly|tl;?dr|"
+    r"unpopular opinion|(?=[^:]{0,90}:)(?:[^:]{0,90}\b(?:tip|take|thing|lesson|advice|learned|"
+    r"learn|mentioned)\b[^:]{0,40}))\s*:\s+(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+_NEED = re.compile(
+    r"^(?:i|we)(?:'m| am| are|'re)? (?:really |currently |also )?(?:need|want|looking for|"
+    r"considering|trying to (?:decide|choose|pick)|thinking (?:about|of)|planning to)\b",
+    re.IGNORECASE,
+)
+_AGREEING = re.compile(
+    r"^(?:(?:same here|can confirm|\+1(?: to this)?|100% this|seconding this|"
+    r"exactly my experience)[,;:.!]?|(?:agreed|yep|yeah|yup|this|exactly)[,;:.!])"
+    r"\s+(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+_LEANS_ON_PREVIOUS = re.compile(
+    r"^(?:that|this|it|it's|they|those|these|which|so that)\b(?! is the answer)"
+    r"|^(?:and|or|but|so)\b|^(?:cut|saved|reduced|dropped|halved|doubled|made|took|fixed|solved|worked|helped|went|got|"
+    r"killed|brought)\b",
+    re.IGNORECASE,
+)
+
+_IMPERATIVE_TEXT = """
+    use set turn check make keep run try put add remove install reinstall uninstall update upgrade
+    downgrade restart reboot reset toggle force-close close open enable disable export import sync
+    re-sync resync pair unpair re-pair clear delete tag name say record clip charge start stop pick
+    choose get buy avoid do don't go look compare ask tell write migrate model pass raise lower pin
+    switch move test think plan schedule back format hold press tap long-press log sign connect
+    disconnect plug unplug let mark label create configure change increase decrease limit wait skip
+    ignore split group port regenerate review transcribe be apply mount flash update wipe grab
+    consider read follow power unmount drag copy paste select uncheck tick untick swap replace
+    contact email call return leave give watch stick go keep
+"""
+_IMPERATIVES = frozenset(_IMPERATIVE_TEXT.split())
+_CLAUSE_OPENER = re.compile(
+    r"^(?:if|when|once|before|after|for|on|in|with|during|whenever|while)\b[^,;:]{0,120}[,:]\s*",
+    re.IGNORECASE,
+)
+_ADVICE = re.compile(
+    r"\byou (?:should|need to|have to|must|want to)\b|^you (?:can|could)\b|\bmake sure\b|"
+    r"\bthe (?:fix|trick|key|solution|workaround) (?:is|was)\b|\bwhat (?:fixed|solved) it\b|"
+    r"\bi'?d (?:recommend|suggest)\b|\bi recommend\b|\btry (?:to )?\w+ing\b|\bstep \d|"
+    r"^(?:first|then|next|finally),? ",
+    re.IGNORECASE,
+)
+_PROBLEM = re.compile(
+    r"\b(?:if|when|whenever)\b[^,;]{0,80}\b(?:stuck|sticks?|stops?|stopped|fails?|failed|freezes?|"
+    r"hangs?|won'?t|doesn'?t|can'?t|isn'?t|not (?:sync|connect|work|show|transfer)\w*|errors?|"
+    r"crash\w*|drops?|disconnects?|breaks?)\b",
+    re.IGNORECASE,
+)
+_CONFIRMED_FIX = re.compile(
+    r"\b(?:fixed it|fixes it|solved it|that fixed|this fixed|did the trick|worked for me|"
+    r"works every time|fixed (?:the|my) (?:issue|problem))\b",
+    re.IGNORECASE,
+)
+_WARNING = re.compile(
+    r"^(?:[^,;:]{0,80}[,:]\s*)?(?:be careful|careful with|beware|watch out|avoid|don'?t|do not|"
+    r"never|warning|make sure (?:you )?(?:don'?t|never))\b",
+    re.IGNORECASE,
+)
+_RISK = re.compile(
+    r"\b(?:broke|broken|breaks|failed|fails|failure|stopped working|died|dead|returned|"
+    r"refund(?:ed)?|risks?|risky|overrated|subscription|privacy|beware|regret|downside|drawback|scam|buggy|"
+    r"bugs?|crash(?:es|ed)?|unreliable|not worth|hidden fees?|unsafe|dangerous|hazard|warranty|"
+    r"caveat|lost|silently|harder|worse|weaker|lag(?:s|ged)? behind|no longer|"
+    r"don'?t work|doesn'?t work|won'?t|can'?t)\b",
+    re.IGNORECASE,
+)
+_SOLVED = re.compile(r"\b(?:solved|the fix (?:is|was)|what (?:worked|fixed it))\b", re.IGNORECASE)
+_NEGATED = re.compile(
+    r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t|isn'?t)\s+(?:\w+\s+)?$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One quotable claim: the text (a verbatim piece of its source) and what kind it is."""
+
+    text: str
+    instruction: bool
+    fix: bool
+    risk: bool
+
+
+def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> str | None:
+    """Why ``sentence`` is never quoted as a claim ("question", "background", "meta",
+    "credential", "fragment", "title", "link"), or None when it may be.
+
+    ``asker``: the sentence is in the body of a post that asks; ``title``: it is a post title.
+    """
+    text = sentence.strip()
+    if title:
+        return "title"
+    if text.rstrip(_CLOSERS).endswith("?") or re.match(r"^anyone (?:else|here)\b", text, re.I):
+        return "question"
+    if _URL.search(text):
+        return "link"
+    if _NEED.match(text):
+        return "background"
+    solved = _SOLVED.search(text) is not None  # "EDIT: solved, the fix was …" is the answer
+    if asker and not solved:
+        return "background"
+    if (_META.search(text) and not solved) or _REACTION.match(text):
+        return "meta"
+    if _THANKS.search(text) and len(text.split()) <= 14:
+        return "meta"
+    if _is_credential(text):
+        return "credential"
+    if len(text.split()) < MIN_WORDS or len(content_terms(text)) < 2:
+        return "fragment"
+    return None
+
+
+def _is_credential(text: str) -> bool:
+    """Who the writer is, and nothing they found: a role or tenure and little else."""
+    if _INTRODUCTION.match(text):
+        return True  # "Consultant here, …" introduces its writer whatever follows in the sentence
+    tenure = _ROLE_TENURE.match(text)
+    if tenure is None and (_CREDENTIAL.search(text) or _FIRST_PERSON.match(text)):
+        tenure = _DURATION.search(text)
+    if tenure is None or stance(text).takes_side:
+        return False
+    return len(content_terms(text[tenure.end() :])) < MIN_WORDS  # nothing said after it
+
+
+def leans_on_previous(sentence: str) -> bool:
+    """A sentence whose subject is the previous one ("That fixed it.", "Cut the bill by 30%.")."""
+    return _LEANS_ON_PREVIOUS.match(sentence.strip()) is not None
+
+
+def strip_lead_in(sentence: str) -> str:
+    """``sentence`` without a lead-in such as "Quick tip:", "FWIW:" or "Same here," (a
+    verbatim piece of it)."""
+    for pattern in (_AGREEING, _LEAD_IN):
+        match = pattern.match(sentence)
+        if match is not None and len(match.group("rest").split()) >= MIN_WORDS:
+            sentence = match.group("rest")
+    return sentence
+
+
+def is_instruction(sentence: str) -> bool:
+    """Tells the reader what to do: an imperative (also after "If X," / "For Y,"), advice
+    ("make sure", "the trick is", "you should"), or a setting or flag to use."""
+    text = strip_lead_in(sentence.strip())
+    if _ADVICE.search(text):
+        return True
+    if any(s.kind in {"flag", "setting"} for s in find_specifics(text)):
+        return True
+    for candidate in (text, _CLAUSE_OPENER.sub("", text, count=1)):
+        words = candidate.split(None, 2)
+        if not words:
+            continue
+        first = words[0].lower().strip(",.:;")
+        if first in _IMPERATIVES and not (len(words) > 1 and words[1].lower() in _NOT_OBJECT):
+            return True
+    return False
+
+
+_NOT_OBJECT = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "of"})
+
+
+def is_fix(sentence: str, item_text: str = "") -> bool:
+    """An instruction for a problem ("If transfer sticks at 0%, force-close the app"), or one
+    its author reports worked ("… That fixed it every time for me.")."""
+    if not is_instruction(sentence):
+        return False
+    return bool(_PROBLEM.search(sentence) or _CONFIRMED_FIX.search(item_text))
+
+
+def is_risk(sentence: str) -> bool:
+    """A risk, failure, limit or warning: a negative or caveat stance, a warning ("be careful
+    with…", "avoid"), or a risk cue that is not negated ("never died" is none). A tip ("Turn on
+    delete-after-sync…") is not a risk."""
+    if _WARNING.search(strip_lead_in(sentence)):
+        return True
+    if is_instruction(sentence):
+        return False
+    lean = stance(sentence)
+    if lean.polarity in {"negative", "caveat"}:
+        return True
+    if lean.score >= CLEARLY_POSITIVE:  # "worth the subscription" praises
+        return False
+    return any(not _NEGATED.search(sentence[: m.start()]) for m in _RISK.finditer(sentence))
+
+
+def statements(text: str, *, asker: bool = False, title: bool = False) -> list[Statement]:
+    """The claims of one text (a title, body or comment), in order, each a verbatim piece.
+
+    A sentence leaning on the one before it is quoted with it when the two are adjacent and
+    that one is a claim, else dropped.
+    """
+    sentences = split_sentences(" ".join(text.split()))
+    quoted: list[str] = []
+    previous_kept = False
+    for sentence in sentences:
+        trimmed = strip_lead_in(sentence)
+        if not_a_claim(trimmed, asker=asker, title=title) is not None:
+            previous_kept = False
+            continue
+        if leans_on_previous(trimmed):
+            joined = f"{quoted[-1]} {sentence}" if quoted and previous_kept else ""
+            if joined and len(joined) <= JOINED_MAX_CHARS and joined in " ".join(text.split()):
+                quoted[-1] = joined
+            previous_kept = False
+            continue
+        quoted.append(trimmed)
+        previous_kept = True
+    whole = " ".join(text.split())
+    return [
+        Statement(
+            text=quote,
+            instruction=is_instruction(quote),
+            fix=is_fix(quote, whole),
+            risk=is_risk(quote),
+        )
+        for quote in quoted
+    ]
+
+
+def asks(title: str, body: str) -> bool:
+    """Whether a post asks (a question in its title or body): its body is then the asker's
+    background. Reports seldom ask; askers often bury the question mid-body ("… Any ideas?
+    Thanks!")."""
+    if "?" in title:
+        return True
+    return any(s.rstrip(_CLOSERS).endswith("?") for s in split_sentences(" ".join(body.split())))

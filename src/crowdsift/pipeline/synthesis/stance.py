@@ -1,0 +1,238 @@
+"""Stance: is a sentence for or against something, or a caveat? (vaderSentiment, plus our rules)
+
+VADER is a rule-based sentiment model made for social-media text: it ships its lexicon (no
+download), knows negation ("not good", "never crashed"), intensifiers and "but". On top of it:
+
+- **idioms** of the communities we read, which VADER scores as neutral or the wrong way round
+  ("a non-issue", "haven't looked back", "night and day", "rock solid", "a solution looking for a
+  problem", "worries were overblown"): each is replaced by a token carrying its valence before
+  VADER reads the sentence, so VADER's own negation and "but" rules still apply around it;
+- **contrast**: a positive clause limited by "until", "unless", "except", "only if", "as long
+  as" ("Prefect is great until you need …"), or followed by "but / though / although" and a
+  negative clause ("fine, but painful to test"), is a **caveat**, never praise;
+- **stance toward one option** when a sentence names several: moves ("switched from X to Y",
+  "stayed on X", "moved off X"), comparisons ("X is saner than Y", "pick X over Y"), then
+  the clauses naming the option.
+
+Pure and deterministic; the analyzer is built once per process (~10 ms).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+from crowdsift.pipeline.synthesis.specifics import find_pivots, normalise_option
+
+Polarity = Literal["positive", "negative", "caveat", "neutral"]
+
+THRESHOLD = 0.25
+"""|compound| at or above which a sentence takes a side (VADER's own ±0.05 counts any
+lexicon word, "fine" included, as a stance)."""
+
+_GOOD, _BAD = "crowdsiftgood", "crowdsiftbad"
+_IDIOM_VALENCE = {_GOOD: 2.5, _BAD: -2.5}
+_WORD_VALENCE = {
+    # community vocabulary VADER lacks or scores as neutral
+    "saner": 2.0, "nicer": 1.8, "unmatched": 2.0, "flawless": 2.5, "flawlessly": 2.5, "stable": 1.5,
+    "reliable": 1.8, "painless": 2.0, "snappy": 1.5, "intuitive": 1.5, "robust": 1.5,
+    "testable": 1.2, "crashed": -1.8, "crashes": -1.8, "crash": -1.5, "buggy": -2.0,
+    "flaky": -1.8, "laggy": -1.5, "clunky": -1.5, "gimmicky": -1.2, "legacy": -0.8,
+    "awkward": -1.2, "harder": -1.0, "slower": -1.0, "pricey": -1.0, "overpriced": -2.0,
+    "bloated": -1.5, "footgun": -2.0, "footguns": -2.0, "unfounded": 0.0, "overblown": 0.0,
+    # words VADER reads as praise that Reddit mostly uses otherwise ("by hand", "looks like")
+    "hand": 0.0, "like": 0.0,
+}  # fmt: skip
+_IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), token)
+    for pattern, token in (
+        (r"\bnon-?issue\b", _GOOD),
+        (r"\b(?:have ?n[o']t|haven't|never|not) (?:once )?looked back\b", _GOOD),
+        (r"\bnight and day\b", _GOOD),
+        (r"\brock[- ]solid\b", _GOOD),
+        (r"\bjust works\b", _GOOD),
+        (r"\bno[- ]brainer\b", _GOOD),
+        (r"\bgame[- ]?changer\b", _GOOD),
+        (r"\bkiller feature\b", _GOOD),
+        (r"\bworth (?:it|every penny|the (?:money|price|subscription))\b", _GOOD),
+        (r"\bpays? for itself\b", _GOOD),
+        (r"\bnothing else comes close\b", _GOOD),
+        (r"\bthat'?s a feature\b", _GOOD),
+        (r"\b(?:i|we|you|they|people) (?:really |still |also |just )?(?:like|liked)\b", _GOOD),
+        (r"\b(?:removes?|removed|takes? out|took out) (?:most of |all of |much of )?the pain\b",
+         _GOOD),
+        (r"\bnobody (?:on the team )?wants to go back\b", _GOOD),
+        (r"\b(?:worr(?:y|ies)|anxiety|concerns?|fears?)\b(?:\s+\w+){0,3}\s+(?:was|were|is|are)"
+         r"\s+(?:\w+\s+)?(?:unfounded|overblown|exaggerated)", _GOOD),
+        (r"\bsolution looking for a problem\b", _BAD),
+        (r"\b(?:three|two|\d+) years late\b", _BAD),
+        (r"\bcatching up to\b", _BAD),
+        (r"\b(?:fell|falls|falling) apart\b", _BAD),
+        (r"\bmoved back\b", _BAD),
+        (r"\bnot worth (?:it|the \w+)\b", _BAD),
+        (r"\bwaste of (?:money|time)\b", _BAD),
+        (r"\b(?:killed|kills) it\b", _BAD),
+        (r"\bgot harder\b", _BAD),
+        (r"\b(?:a )?(?:nightmare|mess)\b", _BAD),
+    )
+)  # fmt: skip
+_LIMITING = re.compile(
+    r"\b(?:until|unless|except(?: when| for| if)?|only (?:if|when|for)|as long as|"
+    r"once you (?:need|hit|have|get)|the moment you|breaks? down (?:when|once|at))\b",
+    re.IGNORECASE,
+)
+_ADVERSATIVE = re.compile(r"\b(?:but|though|although|however|yet|whereas)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|unlike|though|although)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Stance:
+    """A sentence's lean: VADER's compound score after our rules, and what it adds up to."""
+
+    score: float
+    polarity: Polarity
+
+    @property
+    def takes_side(self) -> bool:
+        return self.polarity != "neutral"
+
+
+@lru_cache(maxsize=1)
+def _analyzer() -> SentimentIntensityAnalyzer:
+    analyzer = SentimentIntensityAnalyzer()
+    analyzer.lexicon.update(_IDIOM_VALENCE)
+    analyzer.lexicon.update(_WORD_VALENCE)
+    for word, valence in _WORD_VALENCE.items():
+        if valence == 0.0:
+            analyzer.lexicon.pop(word, None)
+    return analyzer
+
+
+def _with_idioms(text: str) -> str:
+    for pattern, token in _IDIOMS:
+        text = pattern.sub(token, text)
+    return text
+
+
+def compound(text: str) -> float:
+    """VADER's compound score (−1 … 1) of ``text`` with the community idioms read right."""
+    if not text.strip():
+        return 0.0
+    return float(_analyzer().polarity_scores(_with_idioms(text))["compound"])
+
+
+def stance(text: str) -> Stance:
+    """Positive, negative, caveat ("great until you need Y", "fine, but painful") or neutral."""
+    score = compound(text)
+    limiting = _LIMITING.search(text)
+    if limiting and compound(text[: limiting.start()]) >= THRESHOLD:
+        return Stance(score, "caveat")
+    contrast = _ADVERSATIVE.search(text)
+    if contrast:
+        before, after = compound(text[: contrast.start()]), compound(text[contrast.end() :])
+        if before >= THRESHOLD and after <= -THRESHOLD:
+            return Stance(score, "caveat")
+    than = _THAN.search(text)
+    if than and abs(score) < THRESHOLD:  # "X is much nicer than people complain about"
+        score = compound(text[: than.start()])
+    if score >= THRESHOLD:
+        return Stance(score, "positive")
+    if score <= -THRESHOLD:
+        return Stance(score, "negative")
+    return Stance(score, "neutral")
+
+
+def is_caveat(text: str) -> bool:
+    """A risk or limit of something good ("great until …"), not praise."""
+    return stance(text).polarity == "caveat"
+
+
+# --- stance toward one option -----------------------------------------------------------------
+
+_KEEP = re.compile(
+    r"\b(?:stayed|stay|staying|stuck|stick|sticking|went back|going back|moved back|switched "
+    r"back)\s+(?:on|with|to)\s+(?P<o>[\w.+#-]+(?:\s+[A-Z0-9][\w.+#-]*)?)",
+    re.IGNORECASE,
+)
+_LEAVE = re.compile(
+    r"\b(?:moved|moving|migrated|migrating|switched|switching|left|leaving|ditched|dropped|"
+    r"abandoned)\s+(?:off|away from|from)?\s*(?P<o>[\w.+#-]+(?:\s+[A-Z0-9][\w.+#-]*)?)",
+    re.IGNORECASE,
+)
+_PREFER = re.compile(
+    r"\b(?:pick|picked|choose|chose|prefer|preferred|go with|went with|recommend)\s+"
+    r"(?P<a>[\w.+#-]+)\s+over\s+(?P<b>[\w.+#-]+)",
+    re.IGNORECASE,
+)
+_CATCHING_UP = re.compile(r"\bcatching up (?:to|with)\s+(?P<o>[\w.+#'-]+)", re.IGNORECASE)
+_THAN = re.compile(r"\bthan\b", re.IGNORECASE)
+
+
+def option_stance(
+    text: str, pattern: re.Pattern[str], others: Sequence[re.Pattern[str]] = ()
+) -> Polarity:
+    """The stance ``text`` takes toward the option ``pattern`` matches.
+
+    Explicit relations first: a move from the option is against it and a move to it (or
+    staying on it) for it; "X is saner than Y" and "pick X over Y" are for X and against Y.
+    Otherwise, when other options are named too, only the clauses naming this one count
+    ("Otter is great but Plaud drains the battery" is positive about Otter only).
+    """
+    related = _relation(text, pattern)
+    if related is not None:
+        return related
+    if not any(other.search(text) for other in others):
+        return stance(text).polarity
+    clauses = [c for c in _CLAUSE.split(text) if c and pattern.search(c)]
+    polarities = {stance(c).polarity for c in clauses} - {"neutral"}
+    if not polarities:
+        return "neutral"
+    if len(polarities) == 1:
+        return next(iter(polarities))
+    return "caveat" if "positive" in polarities else "negative"
+
+
+def _relation(text: str, pattern: re.Pattern[str]) -> Polarity | None:
+    for pivot in find_pivots(text):
+        if pattern.fullmatch(pivot.to_option) or pattern.search(pivot.to_option):
+            return "positive"
+        if pattern.search(pivot.from_option):
+            return "negative"
+    for match in _KEEP.finditer(text):
+        if pattern.search(match.group("o")):
+            return "positive"
+    for match in _LEAVE.finditer(text):
+        if pattern.search(match.group("o")) and not _KEEP.search(text[match.start() :]):
+            word = text[match.start() : match.end()].lower()
+            if " to " not in word:
+                return "negative"
+    for match in _CATCHING_UP.finditer(text):
+        if pattern.search(match.group("o")):
+            return "positive"  # "X is catching up to Dagster's ideas": Dagster led
+    for match in _PREFER.finditer(text):
+        if pattern.search(match.group("a")):
+            return "positive"
+        if pattern.search(match.group("b")):
+            return "negative"
+    than = _THAN.search(text)
+    if than:
+        before, after = text[: than.start()], text[than.end() :]
+        in_before, in_after = pattern.search(before), pattern.search(after)
+        if in_before and in_after:
+            return None  # "Airflow 2 is nicer than the Airflow people complain about"
+        if in_before or in_after:
+            lean = stance(before).polarity
+            if lean in {"positive", "negative"}:
+                flipped: Polarity = "negative" if lean == "positive" else "positive"
+                return lean if in_before else flipped
+    return None
+
+
+def same_option(a: str, b: str) -> bool:
+    """Two spellings of one option ("the Airflow." and "airflow")."""
+    return normalise_option(a) == normalise_option(b)
