@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult, TextContent
 
+from crowdsift.core.citations import citations_in
 from crowdsift.core.config import get_settings
 from crowdsift.core.errors import EngineConfigError
 from crowdsift.core.log import register_secrets
@@ -39,7 +39,6 @@ from tests.support.net import free_port
 TOOLS = {"research", "fetch", "feed", "list_experts"}
 DEMO_EXPERTS = {"desk_gear_weekly", "homelab_field_notes", "dannye_bez_boli"}
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
-CITATION = re.compile(r"\[post:([A-Za-z0-9_]+)\]")
 
 
 def server_env(home: Path) -> dict[str, str]:
@@ -133,9 +132,15 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
     result = ResearchResult.model_validate(out["research"].structured_content)
     assert result.question == QUESTION and result.status == "ok" and result.engine == "local"
     assert result.summary is not None and result.summary.sources
-    cited = {m for h in result.summary.highlights for m in CITATION.findall(h)}
+    texts = [result.summary.summary, *result.summary.highlights, *result.summary.cautions]
+    cited = [c for text in texts for c in citations_in(text)]
+    assert cited  # the answer cites its evidence
     sources = {source.post_id for source in result.summary.sources}
-    assert cited and cited <= sources
+    assert {c.id for c in cited if c.kind == "post"} <= sources
+    synthesis = result.reddit_response.synthesis if result.reddit_response else None
+    assert synthesis is not None
+    comments = {s.id for s in synthesis.sources if s.kind == "comment"}
+    assert {c.id for c in cited if c.kind == "comment"} <= comments
     assert all(str(s.url).startswith("https://www.reddit.com/r/") for s in result.summary.sources)
     # The sample-data notice travels as progress, not as a stray line on stdout.
     assert any("bundled demo archive" in message for message in progress_messages), (

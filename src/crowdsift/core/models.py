@@ -224,6 +224,11 @@ class FetchResult(_Model):
     subreddits: list[str]
     fetched_at: AwareDatetime
     posts: list[Post] = Field(default_factory=list)
+    sample_data: bool = Field(
+        False,
+        description="true when the bundled demo archive answered: sample data written by the "
+        "crowdsift project, not real Reddit content",
+    )
 
 
 class RejectReason(StrEnum):

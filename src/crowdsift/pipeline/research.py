@@ -44,7 +44,7 @@ from crowdsift.core.tracing import (
     observe,
     stage_span,
 )
-from crowdsift.engines.base import Engine, Usage
+from crowdsift.engines.base import Engine
 from crowdsift.engines.scripted import CountingEngine
 from crowdsift.pipeline.fetch.fetcher import SearchOptions
 from crowdsift.pipeline.fetch.filtering import FilterConfig
@@ -54,13 +54,17 @@ from crowdsift.pipeline.gate.run_sources import (
     fetch_sources,
     tools_from_settings,
 )
+from crowdsift.pipeline.outcome import (
+    agreeing_summary,
+    fetch_summary,
+    overall_status,
+    reddit_response,
+)
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
-from crowdsift.pipeline.reddit.models import RedditResponse, SidecarStatus
 from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS
-from crowdsift.pipeline.result import AskDeps, AskRun, FetchSummary, ResearchResult, ResearchStatus
+from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
 from crowdsift.pipeline.synthesis.answer import Answer, synthesize_answer
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
-from crowdsift.pipeline.synthesis.models import SummarizeResult
 from crowdsift.pipeline.wiring import EngineChoice, ResearchOptions, research_deps
 from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import EvidenceItem, SourceFetch
@@ -245,20 +249,24 @@ async def run_research(
     reddit.answer = await _synthesize(question, deps, engine, reddit, evidence_items(fetches),
                                       timings)  # fmt: skip
     timings["total"] = elapsed_ms(started)
-    response = _reddit_response(deps, engine, reddit)
-    summary = reddit.answer.summary if reddit.answer else None
+    source = deps.source.name if deps.source is not None else "none"
+    response = reddit_response(
+        source, engine.name, engine.usage, reddit.run, reddit.answer, reddit.failure
+    )
+    summary = agreeing_summary(reddit.answer.summary if reddit.answer else None, response)
     result = ResearchResult(
         question=question,
-        status=_overall_status(expert_responses, response, summary, fetches, engine.usage),
+        status=overall_status(expert_responses, response, summary, fetches, engine.usage),
         engine=engine.name,
         plan=reddit.run.plan if reddit.run else None,
-        fetch=_fetch_summary(deps, reddit.run) if reddit.run else None,
+        fetch=fetch_summary(source, reddit.run) if reddit.run else None,
         summary=summary,
         expert_responses=expert_responses,
         reddit_response=response,
         source_fetches=fetches,
         timings_ms=timings,
         usage=engine.usage,
+        sample_data=deps.sample_data and reddit.run is not None,
     )
     evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
     return AskRun(result=result, evidence=evidence or _empty_evidence(question))
@@ -298,6 +306,7 @@ async def _search_reddit(
             config=deps.sidecar_config or deps.settings.sidecar,
             filters=FilterConfig.from_settings(deps.settings),
             candidates=deps.candidates or DEFAULT_SUBREDDITS,
+            candidates_closed=deps.candidates_closed and bool(deps.candidates),
             progress=deps.progress,
             store=deps.store,
             search=SearchOptions.from_settings(deps.settings),
@@ -371,99 +380,6 @@ async def _synthesize(
         return None
     finally:
         timings["synthesize"] = elapsed_ms(clock)
-
-
-def _reddit_response(
-    deps: AskDeps, engine: CountingEngine, reddit: _RedditPart
-) -> RedditResponse | None:
-    """The Reddit branch as ``reddit_response``: what was searched, ranked and drilled, and the
-    staff-engineer sections of the one synthesis."""
-    source = deps.source.name if deps.source is not None else "none"
-    if reddit.failure is not None:
-        return RedditResponse(
-            status="failed", engine=engine.name, source=source, errors=[reddit.failure]
-        )
-    run = reddit.run
-    if run is None:
-        return None
-    answer = reddit.answer
-    errors = [*run.errors, *(answer.errors if answer else [])]
-    return RedditResponse(
-        status=_reddit_status(run, answer),
-        engine=engine.name,
-        source=source,
-        analysis=run.analysis,
-        queries=run.plan.queries if run.plan else [],
-        candidates_found=len(run.candidates) + run.duplicates_removed,
-        duplicates_removed=run.duplicates_removed,
-        ranked=run.ranked,
-        rerank_fell_back=run.rerank_fell_back,
-        threads_drilled=sum(1 for t in run.threads if t.error is None),
-        comments_drilled=sum(len(t.comments) for t in run.threads),
-        synthesis=answer.synthesis if answer else None,
-        timed_out=run.timed_out,
-        errors=errors,
-        timings_ms=run.timings,
-        usage=engine.usage,
-    )
-
-
-def _reddit_status(run: RedditRun, answer: Answer | None) -> SidecarStatus:
-    if run.searches and run.failed_searches == run.searches:
-        return "failed"
-    if not run.candidates and not run.timed_out:
-        return "no_results"
-    synthesis = answer.synthesis if answer else None
-    degraded = (
-        run.timed_out
-        or bool(run.errors)
-        or synthesis is None
-        or bool(synthesis.removed_citations or synthesis.dropped_claims)
-        or (answer is not None and answer.summary.status != "ok")
-    )
-    return "partial" if degraded else "ok"
-
-
-def _fetch_summary(deps: AskDeps, run: RedditRun) -> FetchSummary:
-    """The real fetch report and what the gate did, in the counts ``ask --json`` reports."""
-    report = run.report
-    return FetchSummary(
-        source=deps.source.name if deps.source is not None else "none",
-        posts_seen=report.posts_seen if report else 0,
-        posts_accepted=report.posts_accepted if report else 0,
-        posts_relevant=run.gate.relevant,
-        posts_judged=run.gate.judged,
-        yield_ratio=run.gate.yield_ratio,
-        refetched=run.gate.refetched,
-        gate_failed_open=run.gate.failed_open,
-        comments_accepted=sum(len(t.comments) for t in run.threads),
-        requests=report.requests if report else 0,
-        post_rejections=report.post_rejections if report else {},
-        skipped_subreddits=report.skipped_subreddits if report else {},
-        errors=report.errors if report else [],
-    )
-
-
-def _overall_status(
-    experts: Sequence[ExpertResponse],
-    reddit: RedditResponse | None,
-    summary: SummarizeResult | None,
-    fetches: Sequence[SourceFetch] = (),
-    usage: Usage | None = None,
-) -> ResearchStatus:
-    """``error`` when every part failed; ``partial`` when any did or the budget cut calls."""
-    parts: list[str] = [e.status for e in experts]
-    if usage is not None and usage.budget_exhausted:
-        parts.append("partial")
-    parts += ["failed" if f.errors else "ok" for f in fetches if not f.skipped]
-    if reddit is not None:
-        parts.append(reddit.status)
-    if summary is not None:
-        parts.append(summary.status)
-    failed = {"failed", "error"}
-    if parts and all(p in failed for p in parts):
-        return "error"
-    return "ok" if all(p == "ok" for p in parts) else "partial"
 
 
 def _empty_evidence(question: str) -> FetchResult:

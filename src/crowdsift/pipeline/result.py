@@ -81,6 +81,11 @@ class ResearchResult(BaseModel):
     )
     timings_ms: dict[str, float]
     usage: Usage
+    sample_data: bool = Field(
+        False,
+        description="true when the bundled demo archive answered: its posts and permalinks are "
+        "sample data written by the crowdsift project, not real Reddit content",
+    )
 
 
 def _quiet(stage: str, message: str) -> None:
@@ -97,6 +102,9 @@ class AskDeps:
     store: CommentStore | None = None
     candidates: Sequence[SubredditProfile] = ()
     """Subreddits the formulation may choose; empty = the built-in ``DEFAULT_SUBREDDITS``."""
+    candidates_closed: bool = True
+    """True when ``candidates`` are all the source has (an archive); a live source takes any
+    valid subreddit the formulation names."""
     progress: Progress = field(default=_quiet)
     expert_store: ExpertStore | None = None
     experts_config: ExpertsConfig | None = None
@@ -107,6 +115,8 @@ class AskDeps:
     """YouTube / Amazon fetch tools; None = the APIs configured in settings."""
     budget_usd: float | None = None
     """Stop LLM calls once the run cost this much; None = ``settings.budget_usd``."""
+    sample_data: bool = False
+    """The Reddit source is the bundled demo archive (``ResearchResult.sample_data``)."""
 
     def budget(self) -> float | None:
         return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd

@@ -62,6 +62,7 @@ async def research_deps(
     """
     with ExitStack() as stack:
         reddit: RedditSource | None = None
+        sample_data = False
         candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
         progress = _progress_sink(options.progress)
         if search_reddit:
@@ -72,6 +73,7 @@ async def research_deps(
             elif built.notice:
                 print(f"note: {built.notice}", file=sys.stderr)
             reddit = built.source
+            sample_data = built.sample_data
             candidates = _candidates(reddit)
         expert_store = None
         if experts:
@@ -93,9 +95,12 @@ async def research_deps(
                 source=reddit,
                 store=comment_store,
                 candidates=candidates,
+                candidates_closed=reddit is not None
+                and isinstance(getattr(reddit, "path", None), Path),
                 progress=progress,
                 expert_store=expert_store,
                 budget_usd=options.budget_usd,
+                sample_data=sample_data,
             )
         finally:
             if options.shared_engine is None:

@@ -83,7 +83,8 @@ def fetch(
     notice: Callable[[str], None] | None = None,
 ) -> tuple[FetchResult, FetchReport]:
     """``crowdsift fetch``, ``POST /api/fetch`` and MCP ``fetch``: the plan's searches through
-    the one fetcher; ``notice`` hears what the source factory has to say (e.g. sample data)."""
+    the one fetcher; ``notice`` hears what the source factory has to say (e.g. sample data),
+    and the result says ``sample_data`` when the bundled demo archive answered."""
     from crowdsift.core.store import CommentStore
     from crowdsift.pipeline.fetch.fetcher import RedditFetcher
     from crowdsift.sources.reddit.factory import build_source
@@ -99,7 +100,10 @@ def fetch(
         built.source.close()
         if comment_store is not None:
             comment_store.close()
-    return outcome.result, outcome.report
+    result = outcome.result
+    if built.sample_data:
+        result = result.model_copy(update={"sample_data": True})
+    return result, outcome.report
 
 
 class FeedService:

@@ -1,15 +1,18 @@
 """The one synthesis (seed 004 + seed 001 phase 4): selector → prompt → engine → grounding.
 
-``synthesize_answer`` makes exactly one engine call when there is evidence and none when
-there is not, and returns one checked ``Answer``: the seed-004 ``SummarizeResult`` (summary,
-highlights, cautions, sources) and the staff-engineer ``SidecarSynthesis`` (hidden gems,
-minority report, pivot alerts, comparison table) whose summary is the same text.
+``synthesize_answer`` makes exactly one engine call when there is evidence on the question's
+subject and none when there is not, and returns one checked ``Answer``: the seed-004
+``SummarizeResult`` (summary, highlights, cautions, sources) and the staff-engineer
+``SidecarSynthesis`` (hidden gems, minority report, pivot alerts, comparison table) whose summary
+is the same text.
 
 It never raises for an engine failure: a failed or unparsable reply is a ``status="error"``
 summary with a ``reason`` and no synthesis, so callers (CLI, API, MCP) always have something to
 show. Honesty rules live here too: no evidence means no engine call and a plain "nothing found";
-too little evidence is answered but flagged ``partial`` with a caution. One structured log line
-per call carries what is needed to correlate it with saved previews.
+evidence that never mentions the question's subject (``subject.judge_subject``) means no engine
+call and a one-sentence abstention (``partial``, ``abstained``, no sources); too little evidence
+is answered but flagged ``partial`` with a caution. One structured log line per call carries
+what is needed to correlate it with saved previews.
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ from crowdsift.pipeline.synthesis.grounding import ground
 from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResult
 from crowdsift.pipeline.synthesis.prompt import PromptContext, get_template
 from crowdsift.pipeline.synthesis.selector import select_threads
+from crowdsift.pipeline.synthesis.subject import (
+    Subject,
+    abstention_sentence,
+    judge_subject,
+    looked_in,
+    question_subject,
+)
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.models import EvidenceItem
 
@@ -109,6 +119,16 @@ async def synthesize_answer(
     request = select_threads(
         question, threads, selector_config, prompt_version=prompt_version, extra=extra
     )
+    if not request.post_payloads and analysis is not None:
+        # A search ran and found nothing on the subject: that is an abstention, said plainly.
+        subject = question_subject(question, analysis) or Subject(name="this question", terms=())
+        places = looked_in(analysis, threads, extra)
+        return _abstain(request, subject, places, engine_name=engine.name, found=False)
+    if request.post_payloads:  # no search at all (no analysis) keeps its own answer
+        verdict = judge_subject(question, analysis, threads, extra)
+        if not verdict.discussed and verdict.subject is not None:
+            places = looked_in(analysis, threads, extra)
+            return _abstain(request, verdict.subject, places, engine_name=engine.name)
     return await answer_request(
         request,
         analysis=analysis,
@@ -167,6 +187,34 @@ async def answer_request(
     tokens = (usage.prompt_tokens, usage.completion_tokens)
     _log(request, result, grounded.synthesis, stopwatch, tokens=tokens, model=reply.model)
     return Answer(summary=result, synthesis=grounded.synthesis)
+
+
+def _abstain(
+    request: SummarizeRequest,
+    subject: Subject,
+    places: Sequence[str],
+    *,
+    engine_name: str,
+    found: bool = True,
+) -> Answer:
+    """The evidence never mentions the question's subject (or the search found no post at
+    all, ``found=False``): say so, cite nothing, and do not ask the engine to summarise."""
+    terms = ", ".join(" ".join(term) for term in subject.terms[:5])
+    why = (
+        f"no fetched post or comment mentions {subject.name} (looked for: {terms})"
+        if found
+        else "the search found no post that passed the filters and the relevance check"
+    )
+    result = SummarizeResult(
+        status="partial",
+        summary=abstention_sentence(subject, places),
+        prompt_version=request.prompt_version,
+        engine=engine_name,
+        reason=f"abstained: {why}; the engine was not called",
+        abstained=True,
+    )
+    _log(request, result, None, Stopwatch(), tokens=(0, 0))
+    return Answer(summary=result)
 
 
 def _flag_thin(result: SummarizeResult, count: int, config: SummarizerConfig) -> SummarizeResult:

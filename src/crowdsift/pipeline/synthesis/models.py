@@ -93,6 +93,11 @@ class SummarizeResult(BaseModel):
     prompt_version: str
     engine: str = Field("", description='"local" for the extractive engine, else the LLM engine')
     reason: str | None = Field(None, description="why the status is partial or error")
+    abstained: bool = Field(
+        False,
+        description="the evidence does not discuss the question's subject, so the answer says "
+        "so and cites nothing (status partial, reason 'abstained: …'); the engine was not called",
+    )
 
 
 class SourceRef(BaseModel):

@@ -1,8 +1,8 @@
 """Choose and build a RedditSource from settings and CLI flags, in one place.
 
 The default is keyless: ``reddit-api`` only when Reddit credentials are set, else the local
-archive (the bundled demo when the user has imported none). Heavy modules load lazily so
-``crowdsift --help`` stays instant.
+archive (the bundled demo when the user has imported none, flagged ``sample_data`` so every
+output can say so). Heavy modules load lazily so ``crowdsift --help`` stays instant.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ class BuiltSource:
 
     source: RedditSource
     notice: str | None = None
+    sample_data: bool = False
+    """True when the source is the bundled demo archive (made-up posts, not real Reddit)."""
 
 
 def default_source_name(settings: Settings) -> SourceName:
@@ -46,6 +48,7 @@ def build_source(
     from crowdsift.sources.archive.source import ArchiveSource
 
     path, is_demo = resolve_archive_path(settings, archive)
+    is_demo = is_demo or _is_demo_archive(path)
     notice = (
         "Using the bundled demo archive: SAMPLE DATA written by the crowdsift project, not "
         "real Reddit content. Import real dumps with `crowdsift archive import`, or set "
@@ -53,4 +56,17 @@ def build_source(
         if is_demo
         else None
     )
-    return BuiltSource(ArchiveSource(path), notice)
+    return BuiltSource(ArchiveSource(path), notice, sample_data=is_demo)
+
+
+def _is_demo_archive(path: Path) -> bool:
+    """The demo archive named explicitly (--archive, CROWDSIFT_ARCHIVE) is still sample data:
+    only the demo builder records a content hash in an archive. Unreadable means no."""
+    import sqlite3
+
+    from crowdsift.sources.archive.demo import stored_hash
+
+    try:
+        return stored_hash(path) is not None
+    except sqlite3.Error:
+        return False

@@ -1,0 +1,305 @@
+"""Does the evidence discuss the question's subject? Pure: question + analysis + texts → verdict.
+
+The synthesis abstains, rather than summarising unrelated posts, when the question's subject
+never appears in what was fetched. The subject is, in order:
+
+- the options of a comparison (``QueryAnalysis.compared``) and the products the question names
+  (capitalised mid-sentence, camel-cased, or carrying a model number: "Sony WH-1000XM6",
+  "Plaud NotePin", "DCF887"). A name with a model number is mentioned only when its model
+  number is ("a cheap Sony voice recorder" does not discuss the WH-1000XM6), and when the
+  question names a model, only model names count; any other name is mentioned when its whole,
+  its first word or a camel-cased word of it is ("Plaud" discusses the Plaud Note);
+- without a named product, the question's content terms (its key phrases and words, minus
+  words every question uses: "keep", "fix", "alive" …); with none left, or for a question in
+  another language, nothing is judged.
+
+The subject is discussed when any of it appears in a post title or body, a comment, or a
+video or product text. Texts and terms are compared as word tokens, lower case, punctuation
+dropped; adjacent tokens may join ("WH 1000 XM6", "WH1000XM6" and "wh-1000xm6" are one name;
+"Note Pin" is "NotePin") and a plural "s" does not count. When unsure, the verdict says
+discussed: a false abstention hides a real answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from crowdsift.core.text import STOPWORDS
+from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
+from crowdsift.pipeline.reddit.planner import key_phrases
+from crowdsift.sources.models import EvidenceItem
+
+__all__ = [
+    "Subject",
+    "SubjectVerdict",
+    "abstention_sentence",
+    "evidence_texts",
+    "judge_subject",
+    "looked_in",
+    "mentions",
+    "question_subject",
+    "tokens",
+]
+
+# Words a question uses whatever its topic: they never make a post "about" the question.
+# Compared after the plural strip (``tokens``), so "tips" is "tip".
+_GENERIC_TEXT = """
+alive advice anything bad big cheap cheapest day decent deal difference everyone everything fix
+fixed fixing go going great happen happened help idea issue keep keeping know long make making
+need needed new old ok okay option pick problem right start started stop stopped thank tip try
+trying want way week well work worked working worse worst wrong year
+"""
+GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:[.+#-][^\W_]+)*[+#]?")
+_TOKEN = re.compile(r"[^\W_]+")
+_SENTENCE_BREAK = re.compile(r"[.!?;:]\s+|\n+")
+_PLURAL_SAFE = ("ss", "us", "is")
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[^\W\d_]{0,4}", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What the question is about, and the token sequences any of which counts as a mention.
+
+    ``name`` is for people ("the Sony WH-1000XM6"); each term is a tuple of tokens.
+    """
+
+    name: str
+    terms: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class SubjectVerdict:
+    """Whether the evidence discusses the subject; ``subject`` is None when nothing was judged."""
+
+    discussed: bool
+    subject: Subject | None = None
+
+
+# --- Normalisation ------------------------------------------------------------------------------
+
+
+def _stem(token: str) -> str:
+    """A light plural strip: "starters" → "starter", "batteries" → "battery"; "glass" stays."""
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 3 and token.endswith("s") and not token.endswith(_PLURAL_SAFE):
+        return token[:-1]
+    return token
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens, punctuation and hyphens dropped, plurals stripped."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return [_stem(t) for t in _TOKEN.findall(folded)]
+
+
+def mentions(text_tokens: Sequence[str], term: Sequence[str]) -> bool:
+    """Does ``term`` occur in ``text_tokens``, letting adjacent tokens on either side join?
+
+    ``("wh", "1000xm6")`` is found in ``wh 1000 xm6``, ``wh1000xm6`` and ``wh-1000xm6``; it is
+    never found inside a longer token ("notepin" does not mention "note").
+    """
+    target = "".join(term)
+    if not target:
+        return False
+    for start, first in enumerate(text_tokens):
+        if not target.startswith(first):
+            continue
+        joined = first
+        index = start
+        while len(joined) < len(target) and index + 1 < len(text_tokens):
+            index += 1
+            joined += text_tokens[index]
+            if not target.startswith(joined):
+                break
+        if joined == target:
+            return True
+    return False
+
+
+# --- The subject ----------------------------------------------------------------------------------
+
+
+def _is_name_word(word: str, first_in_sentence: bool) -> bool:
+    lowered = word.casefold().replace("’", "'")
+    if lowered.split("'")[0] in STOPWORDS or not any(ch.isalpha() for ch in word) or len(word) < 2:
+        return False
+    has_digit = any(ch.isdigit() for ch in word)
+    if word.isupper() and len(word) <= 4 and not has_digit:
+        return False  # an acronym ("AI", "TV", "NAS") is a topic word, not a product
+    if _QUANTITY.fullmatch(word):
+        return False  # "16GB", "7B", "300W", "4K": an amount, not a model number
+    camel = word[1:] != word[1:].lower()
+    return has_digit or camel or (not first_in_sentence and word[:1].isupper())
+
+
+def _names(question: str) -> list[list[str]]:
+    """Runs of product-like words, as written ("Sony", "WH-1000XM6"); a bare number continues a
+    name ("iPhone 15") but never starts one."""
+    names: list[list[str]] = []
+    for sentence in _SENTENCE_BREAK.split(question):
+        run: list[str] = []
+        for index, word in enumerate(_WORD.findall(sentence)):
+            if _is_name_word(word, index == 0) or (run and word.isdigit()):
+                run.append(word)
+                continue
+            if run:
+                names.append(run)
+            run = []
+        if run:
+            names.append(run)
+    return names
+
+
+def _model_terms(words: Sequence[str]) -> list[tuple[str, ...]]:
+    """A name's model numbers: words mixing letters and digits ("WH-1000XM6"), and a bare
+    number with the word before it ("iPhone 15")."""
+    terms: list[tuple[str, ...]] = []
+    for index, word in enumerate(words):
+        if not any(ch.isdigit() for ch in word):
+            continue
+        if any(ch.isalpha() for ch in word):
+            terms.append(tuple(tokens(word)))
+        elif index > 0:
+            terms.append(tuple(tokens(f"{words[index - 1]} {word}")))
+    return [t for t in terms if t]
+
+
+def _name_terms(words: Sequence[str]) -> list[tuple[str, ...]]:
+    """What counts as mentioning a name: its model numbers if it has any, else the whole name,
+    its first word (the brand: "Plaud" for "Plaud Note") or a camel-cased word ("NotePin")."""
+    models = _model_terms(words)
+    if models:
+        return models
+    whole = tuple(tokens(" ".join(words)))
+    head = tuple(tokens(words[0])[:1])
+    camel = [tuple(tokens(w)) for w in words[1:] if w[1:] != w[1:].lower()]
+    return [t for t in dict.fromkeys([whole, head, *camel]) if t]
+
+
+def _display(question: str, option: str) -> str:
+    """``option`` as the question spells it, when it does."""
+    found = re.search(re.escape(option), question, re.IGNORECASE)
+    return found.group(0) if found else option
+
+
+def _the(question: str, name: str) -> str:
+    return f"the {name}" if re.search(rf"\bthe\s+{re.escape(name)}", question, re.I) else name
+
+
+def _named_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+    """The named products and compared options, or None when the question names none."""
+    compared = list(analysis.compared) if analysis else []
+    names = _names(question)
+    if analysis is not None and analysis.english_question != question:
+        names += _names(analysis.english_question)
+    terms: list[tuple[str, ...]] = []
+    labels: list[str] = []
+    modelled = [n for n in names if _model_terms(n)]
+    for words in modelled or names:  # a model number is the most specific subject there is
+        terms += _name_terms(words)
+        labels.append(" ".join(words))
+    for option in compared:
+        option_words = option.split()
+        if option_words:
+            terms += _name_terms(option_words)
+            labels.append(_display(question, option))
+    if not terms:
+        return None
+    shown: dict[str, str] = {}
+    for label in labels:
+        shown.setdefault(label.casefold(), label)
+    name = " or ".join(_the(question, label) for label in list(shown.values())[:3])
+    return Subject(name=name, terms=tuple(dict.fromkeys(terms)))
+
+
+def _content_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+    """Without a named product: the question's key phrases and content words (not judged for
+    a question in another language, whose words the evidence may not share)."""
+    if analysis is not None and analysis.language != "en":
+        return None
+    phrases = list(analysis.keywords) if analysis else []
+    sources = [question] + ([analysis.english_question] if analysis else [])
+    phrases += [p for text in sources for p in key_phrases(text)]
+    terms: list[tuple[str, ...]] = []
+    for phrase in phrases:
+        words = [
+            t
+            for t in tokens(phrase)
+            if t not in STOPWORDS and t not in GENERIC_WORDS and len(t) > 2
+        ]
+        if words and len(words) == len(tokens(phrase)):
+            terms.append(tuple(words))
+        terms += [(w,) for w in words if not w.isdigit()]
+    terms = list(dict.fromkeys(terms))
+    if not terms:
+        return None
+    longest = max(terms, key=len)
+    return Subject(name=" ".join(longest), terms=tuple(terms))
+
+
+def question_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+    """The question's subject: its named products / compared options, else its content terms;
+    None when it has neither (nothing to judge)."""
+    return _named_subject(question, analysis) or _content_subject(question, analysis)
+
+
+# --- The verdict ----------------------------------------------------------------------------------
+
+
+def evidence_texts(
+    threads: Sequence[DrilledThread], extra: Sequence[EvidenceItem] = ()
+) -> Iterable[str]:
+    """Every text the answer could quote: titles, bodies, comments; videos and products."""
+    for thread in threads:
+        yield thread.post.title
+        yield thread.post.selftext
+        yield from (comment.body for comment in thread.comments)
+        yield from (comment.body for comment in thread.post.comments)
+    for item in extra:
+        yield item.title
+        yield item.text
+        yield from (comment.text for comment in item.comments)
+
+
+def judge_subject(
+    question: str,
+    analysis: QueryAnalysis | None,
+    threads: Sequence[DrilledThread],
+    extra: Sequence[EvidenceItem] = (),
+) -> SubjectVerdict:
+    """Discussed when any of the subject's terms occurs in any evidence text."""
+    subject = question_subject(question, analysis)
+    if subject is None:
+        return SubjectVerdict(discussed=True)
+    for text in evidence_texts(threads, extra):
+        found = tokens(text)
+        if any(mentions(found, term) for term in subject.terms):
+            return SubjectVerdict(discussed=True, subject=subject)
+    return SubjectVerdict(discussed=False, subject=subject)
+
+
+_KIND_NAMES = {"youtube": "YouTube", "amazon": "Amazon"}
+
+
+def looked_in(
+    analysis: QueryAnalysis | None,
+    threads: Sequence[DrilledThread],
+    extra: Sequence[EvidenceItem] = (),
+) -> list[str]:
+    """Where the evidence came from, for people: "r/gadgets", "YouTube" …"""
+    subs = [*(analysis.subreddits if analysis else []), *(t.post.subreddit for t in threads)]
+    places = [f"r/{s}" for s in dict.fromkeys(s.lower() for s in subs if s)]
+    places += list(dict.fromkeys(_KIND_NAMES.get(i.kind, i.kind) for i in extra))
+    return places
+
+
+def abstention_sentence(subject: Subject, places: Sequence[str]) -> str:
+    """ "Nothing in r/gadgets, r/productivity discusses the Sony WH-1000XM6." """
+    where = ", ".join(places) if places else "the fetched posts"
+    return f"Nothing in {where} discusses {subject.name}."
