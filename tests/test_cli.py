@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from crowdsift.cli.main import app
+from tests.support.net import free_port
+from tests.support.offline_dns import UNRESOLVABLE, unresolvable_hosts
 
 runner = CliRunner()
 
@@ -71,11 +73,17 @@ def test_version_and_help_are_instant_and_clean() -> None:
 
 
 def test_reddit_api_without_credentials_names_the_variables(tmp_path: Path) -> None:
+    """A source chosen without its credentials is a usage problem (exit 2), for both commands."""
     plan = tmp_path / "plan.json"
     plan.write_text('{"search_terms": ["x"], "subreddits": ["gadgets"]}')
-    result = invoke("fetch", "--plan", str(plan), "--source", "reddit-api")
-    assert result.exit_code == 1  # type: ignore[attr-defined]
-    assert "REDDIT_CLIENT_ID" in result.stderr  # type: ignore[attr-defined]
+    fetched = invoke("fetch", "--plan", str(plan), "--source", "reddit-api")
+    asked = invoke("ask", "is the Plaud Note worth it?", "--source", "reddit-api")
+    for result in (fetched, asked):
+        assert result.exit_code == 2  # type: ignore[attr-defined]
+        stderr = result.stderr  # type: ignore[attr-defined]
+        assert stderr.startswith("error: ") and stderr.count("\n") == 1
+        assert "REDDIT_CLIENT_ID" in stderr and "--source archive" in stderr
+        assert result.stdout == ""  # type: ignore[attr-defined]
 
 
 def test_demo_fetch_json_from_the_bundled_archive(isolated_environment: Path) -> None:
@@ -107,3 +115,103 @@ def test_human_output_lists_posts_with_whole_urls() -> None:
     urls = [line.strip() for line in lines[1:] if line.startswith("     ")]
     assert urls and all(u.startswith("https://www.reddit.com/r/") for u in urls)
     assert "rejected:" in result.stderr  # type: ignore[attr-defined]
+
+
+# --- ask: usage errors (exit 2) and a source that cannot be reached (exit 1) ---------------------
+
+
+@pytest.mark.parametrize("question", ["ab", "  x  ", "", "   "])
+def test_ask_refuses_a_question_under_3_characters_like_the_api(question: str) -> None:
+    result = invoke("ask", question)
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    stderr = result.stderr  # type: ignore[attr-defined]
+    assert stderr.startswith("error: ") and stderr.count("\n") == 1
+    assert "too short" in stderr and "at least 3 characters" in stderr
+    assert result.stdout == ""  # type: ignore[attr-defined]
+
+
+def test_ask_with_an_unknown_expert_is_a_usage_error_naming_the_known_ones() -> None:
+    result = invoke("ask", "Airflow vs Dagster?", "--experts", "nobody", "--no-reddit")
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    stderr = result.stderr  # type: ignore[attr-defined]
+    assert "error: unknown expert(s) nobody; known: " in stderr and "desk_gear_weekly" in stderr
+    assert result.stdout == ""  # type: ignore[attr-defined]
+
+
+UNREACHABLE_LINE = (
+    f"error: arctic-shift unreachable: {UNRESOLVABLE} does not resolve (DNS); check the "
+    "network or use --source archive\n"
+)
+
+
+def test_ask_with_an_unresolvable_source_fails_in_one_line_without_retrying(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://{UNRESOLVABLE}")
+    monkeypatch.setenv("CROWDSIFT_CONCURRENCY", "1")  # one search at a time: an exact count
+    with unresolvable_hosts() as lookups:
+        result = invoke("ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift")
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    assert result.stdout == ""  # type: ignore[attr-defined]
+    assert result.stderr == UNREACHABLE_LINE  # type: ignore[attr-defined]
+    assert lookups[UNRESOLVABLE] == 1  # the first search; no retry, no other search
+
+
+def test_ask_unresolvable_at_full_concurrency_asks_at_most_once_per_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://{UNRESOLVABLE}")
+    monkeypatch.setenv("CROWDSIFT_CONCURRENCY", "4")
+    with unresolvable_hosts() as lookups:
+        result = invoke("ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift")
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    assert result.stderr == UNREACHABLE_LINE  # type: ignore[attr-defined]
+    assert 1 <= lookups[UNRESOLVABLE] <= 4  # searches already in flight; none retried
+
+
+def test_ask_with_a_refusing_source_says_so_and_never_claims_no_discussion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    port = free_port()
+    monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("CROWDSIFT_MAX_RETRIES", "0")  # the policy's retries would sleep for real
+    result = invoke("ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift")
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    assert result.stdout == ""  # type: ignore[attr-defined]
+    assert result.stderr == (  # type: ignore[attr-defined]
+        f"error: arctic-shift unreachable: 127.0.0.1:{port} refused the connection; check the "
+        "network or use --source archive\n"
+    )
+
+
+def test_beside_experts_an_unreachable_reddit_is_a_failed_part_not_an_empty_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://{UNRESOLVABLE}")
+    with unresolvable_hosts():
+        result = invoke(
+            "ask", "Is a standing desk worth it?", "--source", "arctic-shift",
+            "--experts", "desk_gear_weekly", "--json",
+        )  # fmt: skip
+    assert result.exit_code == 0  # type: ignore[attr-defined]
+    data = json.loads(result.stdout)  # type: ignore[attr-defined]
+    reddit = data["reddit_response"]
+    assert reddit["status"] == "failed"
+    assert reddit["errors"] == [UNREACHABLE_LINE.removeprefix("error: ").strip()]
+    assert data["status"] == "partial" and data["expert_responses"][0]["status"] == "ok"
+    assert "No matching Reddit discussion" not in result.stdout  # type: ignore[attr-defined]
+
+
+def test_fetch_from_an_unresolvable_source_is_one_line_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"search_terms": ["airflow", "dagster"], "subreddits": ["dataengineering"]}')
+    monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://{UNRESOLVABLE}")
+    monkeypatch.setenv("CROWDSIFT_CONCURRENCY", "1")
+    with unresolvable_hosts() as lookups:
+        result = invoke("fetch", "--plan", str(plan), "--source", "arctic-shift")
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    assert result.stdout == ""  # type: ignore[attr-defined]
+    assert result.stderr == UNREACHABLE_LINE  # type: ignore[attr-defined]
+    assert lookups[UNRESOLVABLE] == 1

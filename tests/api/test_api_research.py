@@ -65,17 +65,17 @@ def test_reddit_only_and_experts_only_jobs_answer_what_was_asked(client: TestCli
     assert reddit_result.reddit_response is not None
 
 
-def test_an_unknown_expert_fails_the_job_with_the_known_ids(client: TestClient) -> None:
-    job_id = client.post(
+def test_an_unknown_expert_is_a_422_naming_the_known_ids_and_no_job(client: TestClient) -> None:
+    response = client.post(
         "/api/research",
         json={"question": QUESTION, "experts": ["nobody_here"], "search_reddit": False},
-    ).json()["id"]
-    job = wait_done(client, job_id)
-    assert job["status"] == "failed" and job["result"] is None
-    assert "unknown expert(s) nobody_here" in job["error"]
-    assert "desk_gear_weekly" in job["error"]
-    done = read_events(client, job_id)[-1]
-    assert done[0] == "done" and done[2]["status"] == "failed"
+    )
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert "unknown expert(s) nobody_here" in error["message"]
+    assert "desk_gear_weekly" in error["message"]
+    assert "id" not in response.json()  # refused before a job was created
 
 
 def test_an_unknown_job_is_a_404_that_says_how_to_start_one(client: TestClient) -> None:

@@ -322,3 +322,37 @@ def test_a_store_failure_is_503_in_one_line_without_the_sql(tmp_path: Path) -> N
         )
         assert "[SQL" not in message and "SELECT" not in message
         assert broken.get("/healthz").json()["database"] == "unreachable"
+
+
+def _jobs(client: TestClient) -> int:
+    counts: dict[str, int] = client.app.state.crowdsift.jobs.store.counts_by_status()  # type: ignore[attr-defined]
+    return sum(counts.values())
+
+
+@pytest.mark.parametrize(
+    ("experts", "missing"),
+    [(["nobody"], "nobody"), (["desk_gear_weekly", "ghost", "nobody"], "ghost, nobody")],
+)
+def test_an_unknown_expert_is_422_before_any_job_exists(
+    client: TestClient, experts: list[str], missing: str
+) -> None:
+    before = _jobs(client)
+    response = client.post("/api/research", json={"question": "which desk?", "experts": experts},
+                           headers=AUTH)  # fmt: skip
+    message = error_of(response, 422, "validation_error")
+    assert message.startswith(f"unknown expert(s) {missing}; known: ")
+    assert "desk_gear_weekly" in message and "homelab_field_notes" in message
+    assert "crowdsift experts import" in message
+    details = response.json()["error"]["details"]
+    assert [(d["field"], d["type"]) for d in details] == [("experts", "unknown_expert")]
+    assert _jobs(client) == before
+
+
+def test_a_known_expert_is_accepted_and_queued(client: TestClient) -> None:
+    before = _jobs(client)
+    response = client.post(
+        "/api/research", json={"question": "which desk?", "experts": ["homelab_field_notes"]},
+        headers=AUTH,
+    )  # fmt: skip
+    assert response.status_code == 202, response.text
+    assert _jobs(client) == before + 1

@@ -44,12 +44,12 @@ def test_ask_experts_answers_per_expert_with_own_sources(isolated_environment: P
 def test_ask_experts_text_output_and_unknown_expert(isolated_environment: Path) -> None:
     text = runner.invoke(app, ["ask", QUESTION, "--experts", "desk_gear_weekly", "--no-reddit"])
     assert text.exit_code == 0, text.output
-    assert "== desk_gear_weekly · status" in text.stdout
+    assert "== Expert desk_gear_weekly · status" in text.stdout
     assert "Community insights" not in text.stdout and "Reddit not searched" in text.stdout
     assert "Sources:" in text.stdout and "https://t.me/desk_gear_weekly/" in text.stdout
 
     unknown = runner.invoke(app, ["ask", QUESTION, "--experts", "nobody_here"])
-    assert unknown.exit_code == 1
+    assert unknown.exit_code == 2  # a usage problem, as the README says
     assert "unknown expert(s) nobody_here" in unknown.stderr
     assert "desk_gear_weekly" in unknown.stderr  # says which ones exist
 

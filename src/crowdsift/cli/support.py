@@ -1,6 +1,8 @@
 """What every command module shares: one-line errors and the error-to-exit-code mapping.
 
-Exit codes: 0 success; 1 a runtime failure; 2 a usage problem (bad plan, flag or file).
+Exit codes: 0 success; 1 a runtime failure (a source that cannot be reached, say); 2 a usage
+problem (bad plan, flag or file, a question under 3 characters, a source chosen without its
+credentials, an unknown expert).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Literal
 
 import typer
 
-from crowdsift.core.errors import CrowdsiftError, PlanError
+from crowdsift.core.errors import CrowdsiftError, PlanError, UsageError
 
 
 def error(message: str) -> None:
@@ -21,15 +23,32 @@ def error(message: str) -> None:
 
 @contextmanager
 def exit_codes() -> Iterator[None]:
-    """Our errors become one line and an exit code: 2 for usage (bad plan, flag), else 1."""
+    """Our errors become one line and an exit code: 2 for usage (bad plan, flag, a source
+    without its credentials, an unknown expert), else 1."""
     try:
         yield
-    except PlanError as exc:
+    except (PlanError, UsageError) as exc:
         error(str(exc))
         raise typer.Exit(2) from None
     except CrowdsiftError as exc:
         error(str(exc))
         raise typer.Exit(1) from None
+
+
+MIN_QUESTION_CHARS = 3
+"""The shortest question worth a search; the API's ``ResearchRequest`` has the same limit."""
+
+
+def check_question(question: str) -> str:
+    """The question without surrounding blanks, or a usage error saying what to ask instead."""
+    text = question.strip()
+    if len(text) < MIN_QUESTION_CHARS:
+        shown = f"{text!r} is" if text else "an empty question is"
+        raise UsageError(
+            f"{shown} too short to search for: ask at least {MIN_QUESTION_CHARS} characters, "
+            'in plain words, e.g. crowdsift ask "is the Plaud Note worth it?"'
+        )
+    return text
 
 
 def engine_choice(value: str | None) -> Literal["local", "openai"] | None:

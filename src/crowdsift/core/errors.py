@@ -3,12 +3,15 @@
 ```
 CrowdsiftError                 base: catch this to catch everything of ours
 ├── ConfigError                a setting is missing or invalid
+│   └── UsageError             asked for what cannot be: a source without its credentials (exit 2)
+│       └── UnknownExpertError   an expert id nobody imported (exit 2; the API answers 422)
 ├── PlanError                  a SearchPlan file cannot be read or validated
 ├── SourceError                a content source failed
 │   ├── AuthError              the token endpoint refused our credentials
 │   ├── TransportError         HTTP failed for good (status, URL), retries spent
 │   │   ├── HttpStatusError      a non-retryable 4xx/3xx answer (status, URL, body)
-│   │   └── RetryBudgetExceededError  the whole fetch spent its retry budget
+│   │   ├── RetryBudgetExceededError  the whole fetch spent its retry budget
+│   │   └── SourceUnreachableError    no connection at all (DNS, refused, TLS): the source failed
 │   ├── ResponseError          the body was not the JSON shape we expect
 │   └── SubredditUnavailableError   403/404 on one subreddit; the fetcher skips it
 ├── EngineError                an LLM task could not produce a valid answer
@@ -33,6 +36,24 @@ class CrowdsiftError(Exception):
 
 class ConfigError(CrowdsiftError):
     """A setting is missing or invalid; the message names the variable to set."""
+
+
+class UsageError(ConfigError):
+    """The command asked for something that cannot be done as asked: a source chosen without
+    its credentials, an expert that does not exist. The user fixes the command or the
+    environment, so the CLI exits 2 (a usage problem), not 1."""
+
+
+class UnknownExpertError(UsageError):
+    """Expert ids that are neither imported nor bundled; the message lists the known ones."""
+
+    def __init__(self, missing: list[str], known: list[str]) -> None:
+        super().__init__(
+            f"unknown expert(s) {', '.join(missing)}; known: {', '.join(known) or 'none'}. "
+            "Import a channel with `crowdsift experts import RESULT.json`"
+        )
+        self.missing = missing
+        self.known = known
 
 
 class PlanError(CrowdsiftError):
@@ -68,6 +89,21 @@ class HttpStatusError(TransportError):
 
 class RetryBudgetExceededError(TransportError):
     """The fetch as a whole used up its retry budget; results so far are kept by the caller."""
+
+
+class SourceUnreachableError(TransportError):
+    """The source's host could not be reached at all: its name does not resolve (never
+    retried), or connections are refused or fail TLS (after the retry policy).
+
+    A failure of the whole source, not of one query: the fetcher stops, and a run with nothing
+    else to answer fails (exit 1) instead of reporting "no discussion found".
+    """
+
+    def __init__(self, message: str, *, source: str, host: str, cause: str, url: str = "") -> None:
+        super().__init__(message, url=url, status=None)
+        self.source = source
+        self.host = host
+        self.cause = cause
 
 
 class ResponseError(SourceError):

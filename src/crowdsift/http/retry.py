@@ -1,8 +1,9 @@
 """When to try an HTTP request again, how long to wait, and how many retries a fetch may spend.
 
 The policy is declarative (tenacity strategies, composed): retry on HTTP 429 and 5xx, on
-timeouts and broken connections, and on a 2xx whose JSON is cut off; wait exponentially with
-jitter, but never less than the server's ``Retry-After`` and never more than
+timeouts and broken connections, and on a 2xx whose JSON is cut off, but never on a host name
+that does not resolve (the resolver gives the same answer a second later); wait exponentially
+with jitter, but never less than the server's ``Retry-After`` and never more than
 ``max_retry_wait``; stop after ``max_retries`` retries. A server that asks for a longer wait
 than ``max_retry_wait`` allows is not asked again at all: retrying sooner than it said would
 ignore its ``Retry-After`` (and earn another 429), and sleeping an hour inside a fetch would
@@ -16,11 +17,14 @@ request of a fetch.
 
 from __future__ import annotations
 
+import socket
+import ssl
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Literal
 
 import httpx
 from tenacity import (
@@ -55,11 +59,54 @@ _PERMANENT_HTTPX = (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.P
 """httpx transport errors that are our own mistake; retrying cannot fix them."""
 
 
+ConnectCause = Literal["dns", "refused", "tls", "timeout", "connect"]
+
+
+@dataclass(frozen=True)
+class ConnectFailure:
+    """Why no connection to a host could be made: ``cause`` and the OS's words for it."""
+
+    cause: ConnectCause
+    detail: str
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it: httpx wraps httpcore, which wraps the socket error."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen and len(seen) < 8:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def connect_failure(exc: BaseException) -> ConnectFailure | None:
+    """What kept a request from reaching its host, or None when it reached it (or is no
+    connection problem at all: a read timeout, a reset, a protocol error)."""
+    if not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return None
+    chain = _chain(exc)
+    for error in chain:
+        if isinstance(error, socket.gaierror):
+            return ConnectFailure("dns", error.strerror or str(error))
+        if isinstance(error, ssl.SSLError):
+            return ConnectFailure("tls", getattr(error, "reason", None) or str(error))
+        if isinstance(error, ConnectionRefusedError):
+            return ConnectFailure("refused", error.strerror or str(error))
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ConnectFailure("timeout", str(exc) or "timed out")
+    return ConnectFailure("connect", str(exc) or type(exc).__name__)
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """Timeouts, connection errors/resets, remote protocol errors and retryable responses."""
+    """Timeouts, connection errors/resets, remote protocol errors and retryable responses; not
+    a host name that does not resolve."""
     if isinstance(exc, RetryableResponse):
         return True
-    return isinstance(exc, httpx.TransportError) and not isinstance(exc, _PERMANENT_HTTPX)
+    if not isinstance(exc, httpx.TransportError) or isinstance(exc, _PERMANENT_HTTPX):
+        return False
+    failure = connect_failure(exc)
+    return failure is None or failure.cause != "dns"
 
 
 def is_retryable_status(status: int) -> bool:

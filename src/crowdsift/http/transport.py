@@ -6,6 +6,10 @@ log one ``http_request`` event, then decide:
 * 2xx with valid JSON → the parsed body;
 * 429, 5xx, a timeout, a dropped connection, or a 2xx with broken JSON → retry (tenacity
   policy from ``retry.py``; every retry spends one from the fetch's ``RetryBudget``);
+* a host name that does not resolve → ``SourceUnreachableError`` at once, and so do refused
+  connections and failed TLS handshakes once their retries are spent. The source is then
+  unreachable for the rest of this transport's life (one run): later requests, and retries
+  other threads still had planned, fail at once with the same error instead of asking again;
 * any other 3xx/4xx → ``HttpStatusError`` at once (redirects are never followed: Reddit
   redirects a missing subreddit to its search page, which is an answer, not a detour).
 
@@ -31,7 +35,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -39,7 +43,7 @@ import httpx
 from tenacity import RetryCallState
 
 from crowdsift.core.config import Settings
-from crowdsift.core.errors import HttpStatusError, TransportError
+from crowdsift.core.errors import HttpStatusError, SourceUnreachableError, TransportError
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy, privacy_state
 from crowdsift.core.pseudonymize import scrub_names
@@ -55,12 +59,15 @@ from crowdsift.http.cache import (
     is_cacheable,
     open_response_cache,
 )
+from crowdsift.http.json_body import Params, json_or_none, parse_json, safe_params
 from crowdsift.http.ratelimit import RateLimiter
 from crowdsift.http.retry import (
+    ConnectFailure,
     RetryableResponse,
     RetryBudget,
     RetryPolicy,
     asks_too_long,
+    connect_failure,
     is_retryable,
     is_retryable_status,
     parse_retry_after,
@@ -68,37 +75,8 @@ from crowdsift.http.retry import (
 
 log = get_logger(__name__)
 
-Params = Mapping[str, str | int | float]
 
-_SECRET_PARAM_WORDS = ("token", "secret", "password", "key", "auth", "sig", "session")
-_MAX_PARAM_CHARS = 120
-
-
-def safe_params(params: Params | None) -> dict[str, str | int | float]:
-    """The query parameters worth logging: secret-looking names dropped, long values clipped."""
-    safe: dict[str, str | int | float] = {}
-    for name, value in (params or {}).items():
-        if any(word in name.lower() for word in _SECRET_PARAM_WORDS):
-            continue
-        if isinstance(value, str) and len(value) > _MAX_PARAM_CHARS:
-            value = value[:_MAX_PARAM_CHARS] + "…"
-        safe[name] = value
-    return safe
-
-
-def _parse_json(content: bytes) -> Any:
-    """The body as JSON, or raise ValueError (also for an undecodable or empty body).
-
-    Besides JSONDecodeError, the decoder raises RecursionError for nesting past the
-    interpreter's recursion limit and a plain ValueError for an integer past 4300 digits:
-    a server can send either, and both are broken JSON here.
-    """
-    try:
-        return json.loads(content)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a number too long
-        raise ValueError(str(exc)) from exc
+_REDDIT_SOURCES = ("reddit-api", "arctic-shift")
 
 
 def _cache_identity(client: httpx.Client) -> str | None:
@@ -107,14 +85,6 @@ def _cache_identity(client: httpx.Client) -> str | None:
     if auth is not None and auth.grant_type == "password":
         return f"{auth.client_id}:{auth.username}"
     return None
-
-
-def _json_or_none(response: httpx.Response) -> Any:
-    """Error bodies are JSON from Reddit, HTML from a proxy or a 429 page: never crash on them."""
-    try:
-        return _parse_json(response.content)
-    except ValueError:
-        return None
 
 
 class HttpTransport:
@@ -154,6 +124,7 @@ class HttpTransport:
         self.author_policy = author_policy
         self._cache_identity = _cache_identity(client)
         self._owned_cache: ResponseCache | None = None
+        self._unreachable: SourceUnreachableError | None = None
 
     @classmethod
     def from_settings(
@@ -192,7 +163,8 @@ class HttpTransport:
     def get_json(self, url: str, params: Params | None = None) -> Any:
         """GET ``url`` (relative to the client's base_url, or absolute) and return its JSON.
 
-        Raises HttpStatusError (non-retryable 3xx/4xx), TransportError (retries spent),
+        Raises HttpStatusError (non-retryable 3xx/4xx), SourceUnreachableError (no connection:
+        DNS at once, refused or TLS after the retries), TransportError (retries spent),
         RetryBudgetExceededError (the fetch's budget spent), or whatever the client's auth
         raises (AuthError).
         """
@@ -202,6 +174,7 @@ class HttpTransport:
             hit, body = self._cached(self.cache, key, display, params)
             if hit:
                 return body
+        self._raise_if_unreachable(display)
         attempt = 0
 
         def once() -> Any:
@@ -223,12 +196,59 @@ class HttpTransport:
                 status=exc.status,
             ) from exc
         except httpx.HTTPError as exc:
+            failure = connect_failure(exc)
+            if failure is not None:
+                raise self._mark_unreachable(display, failure, attempt) from exc
             raise TransportError(
                 f"GET {display} failed after {attempt} attempts: {type(exc).__name__}: {exc}. "
                 "Check the network and the base URL setting of this source, or try again later.",
                 url=display,
                 status=None,
             ) from exc
+
+    # --- an unreachable source ----------------------------------------------------------
+
+    def _raise_if_unreachable(self, display: str) -> None:
+        known = self._unreachable
+        if known is not None:
+            raise SourceUnreachableError(
+                str(known), source=known.source, host=known.host, cause=known.cause, url=display
+            )
+
+    def _mark_unreachable(
+        self, display: str, failure: ConnectFailure, attempts: int
+    ) -> SourceUnreachableError:
+        """The error for a source whose host cannot be reached, remembered for later calls."""
+        target = httpx.URL(display)
+        host = target.host if target.port is None else f"{target.host}:{target.port}"
+        what = {
+            "dns": f"{host} does not resolve (DNS)",
+            "refused": f"{host} refused the connection",
+            "tls": f"the TLS handshake with {host} failed ({failure.detail})",
+            "timeout": f"{host} did not accept a connection in time",
+            "connect": f"could not connect to {host} ({failure.detail})",
+        }[failure.cause]
+        tried = f" ({attempts} attempts)" if attempts > 1 else ""
+        hint = (
+            "check the network or use --source archive"
+            if self.source in _REDDIT_SOURCES
+            else "check the network and this source's base URL setting"
+        )
+        error = SourceUnreachableError(
+            f"{self.source} unreachable: {what}{tried}; {hint}",
+            source=self.source,
+            host=host,
+            cause=failure.cause,
+            url=display,
+        )
+        with self._stats_lock:
+            first, self._unreachable = self._unreachable is None, self._unreachable or error
+        if first:
+            log.info(  # the raised error is what the user reads; this is for -v and the service
+                "source_unreachable", source=self.source, host=host, cause=failure.cause,
+                detail=failure.detail, attempts=attempts,
+            )  # fmt: skip
+        return error
 
     def _asked_to_wait(self, exc: RetryableResponse, display: str) -> TransportError:
         wait = exc.retry_after or 0.0
@@ -308,9 +328,15 @@ class HttpTransport:
         try:
             response = self.client.get(url, params=dict(params) if params else None)
         except httpx.HTTPError as exc:
-            self._log(display, params, None, started, attempt, error=type(exc).__name__)
+            failure = connect_failure(exc)
+            self._log(
+                display, params, None, started, attempt, error=type(exc).__name__,
+                quiet=failure is not None,
+            )  # fmt: skip
             if is_retryable(exc):
                 raise
+            if failure is not None:
+                raise self._mark_unreachable(display, failure, attempt) from exc
             raise TransportError(
                 f"GET {display} could not be sent: {type(exc).__name__}: {exc}. "
                 "Check the base URL setting of this source.",
@@ -340,7 +366,7 @@ class HttpTransport:
         if 200 <= status < 300:
             try:
                 content = self._scrubbed(response.content)
-                return content, _parse_json(content)
+                return content, parse_json(content)
             except ValueError as exc:
                 raise RetryableResponse(f"invalid or truncated JSON: {exc}", status=status) from exc
         if is_retryable_status(status):
@@ -352,7 +378,7 @@ class HttpTransport:
             self._status_message(response, display),
             url=display,
             status=status,
-            body=_json_or_none(response),
+            body=json_or_none(response),
         )
 
     def _status_message(self, response: httpx.Response, display: str) -> str:
@@ -375,9 +401,11 @@ class HttpTransport:
     # --- retries and logging ------------------------------------------------------------
 
     def _before_retry(self, display: str) -> Callable[[RetryCallState], None]:
-        """Runs after a failed attempt, before the wait: spend the budget, count, log."""
+        """Runs after a failed attempt, before the wait: stop if another request found the
+        source unreachable meanwhile, else spend the budget, count, log."""
 
         def hook(state: RetryCallState) -> None:
+            self._raise_if_unreachable(display)
             exc = state.outcome.exception() if state.outcome is not None else None
             status = exc.status if isinstance(exc, RetryableResponse) else None
             reason = exc.reason if isinstance(exc, RetryableResponse) else type(exc).__name__
@@ -386,7 +414,8 @@ class HttpTransport:
             with self._stats_lock:
                 self.stats.retries += 1
             wait = state.next_action.sleep if state.next_action is not None else 0.0
-            log.warning(
+            quiet = exc is not None and connect_failure(exc) is not None  # see ``_log``
+            (log.info if quiet else log.warning)(
                 "http_retry",
                 source=self.source,
                 url=display,
@@ -407,7 +436,11 @@ class HttpTransport:
         attempt: int,
         *,
         error: str | None = None,
+        quiet: bool = False,
     ) -> None:
+        """One ``http_request`` event: INFO for an answer below 400, else WARNING; ``quiet``
+        (no connection at all) is INFO too, since it ends in a retry or in the
+        ``SourceUnreachableError`` the caller reports, one line instead of one per attempt."""
         fields: dict[str, Any] = {
             "source": self.source,
             "method": "GET",
@@ -419,7 +452,7 @@ class HttpTransport:
         }
         if error is not None:
             fields["error"] = error
-        if status is not None and status < 400:
+        if quiet or (status is not None and status < 400):
             log.info("http_request", **fields)
         else:
             log.warning("http_request", **fields)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from crowdsift.core.errors import HttpStatusError, RetryBudgetExceededError, TransportError
+from crowdsift.http.json_body import safe_params
 from crowdsift.http.ratelimit import RateLimiter
 from crowdsift.http.retry import RetryBudget
-from crowdsift.http.transport import HttpTransport, safe_params
+from crowdsift.http.transport import HttpTransport
 
 SEARCH = "/r/python/search"
 QUERY = {"q": "ducks", "limit": 2}

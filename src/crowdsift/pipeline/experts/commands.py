@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from crowdsift.core.config import Settings
 from crowdsift.core.config.experts import ExpertsConfig
-from crowdsift.core.errors import ConfigError
+from crowdsift.core.errors import UnknownExpertError, UsageError
 from crowdsift.engines.factory import EngineChoice, build_engine
 from crowdsift.pipeline.experts.pipeline import run_panel
 from crowdsift.sources.experts.db import SqlExpertStore
@@ -22,12 +22,12 @@ from crowdsift.sources.experts.models import ExpertResponse
 def parse_expert_ids(value: str) -> list[str]:
     ids = list(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
     if not ids:
-        raise ConfigError('--experts needs at least one expert id, e.g. --experts "a,b"')
+        raise UsageError('--experts needs at least one expert id, e.g. --experts "a,b"')
     return ids
 
 
 def ensure_requested(store: SqlExpertStore, expert_ids: Sequence[str]) -> None:
-    """Import bundled demo experts that are asked for; unknown ids are a ConfigError."""
+    """Import bundled demo experts that are asked for; unknown ids are an UnknownExpertError."""
     missing = [eid for eid in expert_ids if store.get_expert(eid) is None]
     demo_ids = {slugify(entry.channel) for entry in demo_manifest()}
     if any(eid in demo_ids for eid in missing):
@@ -35,10 +35,7 @@ def ensure_requested(store: SqlExpertStore, expert_ids: Sequence[str]) -> None:
         missing = [eid for eid in missing if store.get_expert(eid) is None]
     if missing:
         known = sorted({e.expert_id for e in store.experts()} | demo_ids)
-        raise ConfigError(
-            f"unknown expert(s) {', '.join(missing)}; known: {', '.join(known)}. "
-            "Import a channel with `crowdsift experts import RESULT.json`"
-        )
+        raise UnknownExpertError(missing, known)
 
 
 async def ask_experts(

@@ -10,8 +10,8 @@ Three steps, so that concurrency never changes the answer:
    comment store, and nested into each Post from those same records.
 
 A 403/404 subreddit is skipped with its reason; a query or thread that fails for good is
-recorded in the report and the rest of the plan continues; auth and config errors stop the
-fetch at once (nothing useful can follow them).
+recorded in the report and the rest of the plan continues; auth and config errors and an
+unreachable source stop the fetch at once (nothing useful can follow them).
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from crowdsift.core.config import SearchSort, Settings, TimeFilter
-from crowdsift.core.errors import AuthError, ConfigError, SourceError, SubredditUnavailableError
+from crowdsift.core.errors import (
+    AuthError,
+    ConfigError,
+    SourceError,
+    SourceUnreachableError,
+    SubredditUnavailableError,
+)
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, Comment, FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.core.source import RawThing, RedditSource
@@ -223,7 +229,7 @@ class RedditFetcher:
                 reply.skipped[call.subreddit] = exc.reason
                 return reply
             return self._run_members(call)  # one banned member spoils a multireddit
-        except (AuthError, ConfigError):
+        except (AuthError, ConfigError, SourceUnreachableError):
             raise
         except SourceError as exc:  # keep what was fetched before the failure
             reply.error = f"search r/{call.subreddit} {call.term!r}: {exc}"

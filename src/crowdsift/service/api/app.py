@@ -29,7 +29,16 @@ from crowdsift.service.api.deps import (
     key_matches,
     require_api_key,
 )
-from crowdsift.service.api.routes import experts, feed, fetch, health, metrics, research, web
+from crowdsift.service.api.routes import (
+    docs,
+    experts,
+    feed,
+    fetch,
+    health,
+    metrics,
+    research,
+    web,
+)
 
 MAX_BODY_BYTES = errors.MAX_BODY_BYTES
 #: Paths whose routes need the API key (the routers included with ``require_api_key``).
@@ -93,6 +102,8 @@ def create_app(
         version=__version__,
         description=_DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's loads Swagger UI from a CDN; routes/docs.py serves it here
+        redoc_url=None,  # ReDoc too, and needs inline styles the page's CSP refuses
     )
     errors.install(app)
     _key_before_body(app, settings)
@@ -115,9 +126,11 @@ def create_app(
         )
     app.include_router(health.router)
     app.include_router(web.router)
+    app.include_router(docs.router)
     # Module scripts need a JavaScript type; don't depend on the machine's /etc/mime.types.
     mimetypes.add_type("text/javascript", ".js")
     app.mount("/static", StaticFiles(directory=web.static_dir()), name="static")
+    app.mount(docs.DOCS_ASSETS, StaticFiles(directory=docs.swagger_assets_dir()), name="docs")
     return app
 
 

@@ -23,6 +23,7 @@ from crowdsift.core.errors import (
     PlanError,
     SourceError,
     StoreError,
+    UnknownExpertError,
 )
 from crowdsift.core.log import get_logger, redact_text
 
@@ -105,6 +106,8 @@ def _one_line(message: str) -> str:
 
 
 def _status_for(exc: CrowdsiftError) -> tuple[int, str]:
+    if isinstance(exc, UnknownExpertError):  # the request names what does not exist
+        return 422, "validation_error"
     if isinstance(exc, PlanError):
         return 400, "bad_request"
     if isinstance(exc, AuthError | ConfigError):
@@ -146,7 +149,10 @@ def install(app: FastAPI) -> None:
     async def _ours(request: Request, exc: CrowdsiftError) -> JSONResponse:
         status, code = _status_for(exc)
         log.warning("api_error", path=request.url.path, status=status, error=str(exc))
-        return error_response(status, code, _one_line(str(exc)))
+        details = None
+        if isinstance(exc, UnknownExpertError):  # shaped like the other invalid fields
+            details = [{"field": "experts", "message": str(exc), "type": "unknown_expert"}]
+        return error_response(status, code, _one_line(str(exc)), details)
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, exc: Exception) -> JSONResponse:

@@ -17,10 +17,10 @@ import httpx
 from crowdsift.core.config import SearchSort, Settings, SourceName, TimeFilter
 from crowdsift.core.errors import (
     AuthError,
-    ConfigError,
     HttpStatusError,
     ResponseError,
     SubredditUnavailableError,
+    UsageError,
 )
 from crowdsift.core.log import get_logger, register_secrets
 from crowdsift.core.source import RawThing, SearchPage, SourceStats
@@ -180,7 +180,7 @@ class RedditApiSource(OwnsClient):
 
 def _oauth_from_settings(settings: Settings, clock: Callable[[], float]) -> RedditOAuth:
     if not settings.reddit_client_id or settings.reddit_client_secret is None:
-        raise ConfigError(
+        raise UsageError(
             "The reddit-api source needs Reddit API credentials: set REDDIT_CLIENT_ID and "
             "REDDIT_CLIENT_SECRET (from https://www.reddit.com/prefs/apps), or use "
             "--source archive / --source arctic-shift, which need no key."

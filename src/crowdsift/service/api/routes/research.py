@@ -9,7 +9,8 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Re
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
-from crowdsift.service.api.deps import ServiceState, get_jobs, get_state
+from crowdsift.core.errors import ArchiveError, UnknownExpertError
+from crowdsift.service.api.deps import ExpertsFn, ServiceState, get_experts, get_jobs, get_state
 from crowdsift.service.api.models import JSON_BODY_ERRORS, JobAccepted, JobLinks, error_responses
 from crowdsift.service.api.sse import job_event_stream
 from crowdsift.service.jobs.models import Job, ResearchRequest
@@ -17,6 +18,7 @@ from crowdsift.service.jobs.service import JobService
 
 router = APIRouter(prefix="/api/research", tags=["research"])
 Jobs = Annotated[JobService, Depends(get_jobs)]
+Experts = Annotated[ExpertsFn, Depends(get_experts)]
 JobId = Annotated[str, Path(max_length=64, description="the id POST /api/research returned")]
 
 
@@ -27,13 +29,37 @@ JobId = Annotated[str, Path(max_length=64, description="the id POST /api/researc
     responses=JSON_BODY_ERRORS,
     summary="Start a research job",
 )
-def submit(request: ResearchRequest, response: Response, jobs: Jobs) -> JobAccepted:
+def submit(
+    request: ResearchRequest, response: Response, jobs: Jobs, listing: Experts
+) -> JobAccepted:
     """Queue the question; the answer arrives at ``links.self`` (poll) or ``links.events``
-    (Server-Sent Events)."""
+    (Server-Sent Events). Unknown experts are refused (422) before any job exists."""
+    check_experts(request.experts, listing)
     job = jobs.submit(request)
     links = JobLinks(self=f"/api/research/{job.id}", events=f"/api/research/{job.id}/events")
     response.headers["Location"] = links.self
     return JobAccepted(id=job.id, status=job.status, created_at=job.created_at, links=links)
+
+
+def check_experts(requested: list[str], listing: ExpertsFn) -> None:
+    """Raise ``UnknownExpertError`` unless every requested id is imported or bundled (a job
+    imports a bundled demo expert on first use, as ``crowdsift ask --experts`` does)."""
+    if not requested:
+        return
+    known = {expert.expert_id for expert in listing()} | _demo_ids()
+    missing = [expert_id for expert_id in requested if expert_id not in known]
+    if missing:
+        raise UnknownExpertError(missing, sorted(known))
+
+
+def _demo_ids() -> set[str]:
+    from crowdsift.sources.experts.demo import demo_manifest
+    from crowdsift.sources.experts.importer import slugify
+
+    try:
+        return {slugify(entry.channel) for entry in demo_manifest()}
+    except ArchiveError:  # installed without the demo archives: only imported experts count
+        return set()
 
 
 #: What a job id can look like (ours are 32 hex digits); anything else names no job, and is

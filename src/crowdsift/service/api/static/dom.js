@@ -55,7 +55,9 @@ export function sourceLink(raw, label, description) {
     text);
 }
 
-/** Text with its citation markers ([post:12], [3]) turned into links where resolvable. */
+/** Text with its citation markers ([post:12], [3]) turned into links where resolvable;
+ * ``resolve(match)`` gives ``{ n, cite }`` (a ready node) or ``{ n, url }``. A stored id that
+ * resolves nowhere is left out: internal ids never reach the page. */
 export function cited(text, resolve) {
   const value = String(text ?? "");
   const nodes = [];
@@ -63,10 +65,14 @@ export function cited(text, resolve) {
   for (const match of value.matchAll(CITATION)) {
     if (match.index > last) nodes.push(value.slice(last, match.index));
     const target = resolve ? resolve(match) : null;
-    nodes.push(target
-      ? el("sup", { className: "cite" },
-        sourceLink(target.url, `[${target.n}]`, `source ${target.n}`))
-      : match[0]);
+    if (target && target.cite) nodes.push(target.cite);
+    else if (target) {
+      nodes.push(el("sup", { className: "cite" },
+        sourceLink(target.url, `[${target.n}]`, `source ${target.n}`)));
+    } else if (!match[1]) nodes.push(match[0]); // a stored id that resolves nowhere is dropped
+    if (match[1] && !target && nodes.length && typeof nodes[nodes.length - 1] === "string") {
+      nodes[nodes.length - 1] = nodes[nodes.length - 1].replace(/[ \t]+$/, "");
+    }
     last = match.index + match[0].length;
   }
   nodes.push(value.slice(last));

@@ -3,10 +3,11 @@
 // the safe builders in dom.js (no HTML parsing of data, only http(s) links);
 // ``nameOf(expertId)`` turns an expert id into the name shown on its card.
 
+import { answerBlock, citeLink, overallReason } from "./answer.js";
 import {
-  $, badge, bulletList, cited, el, engineLabel, prose, section, show, sourceLink, statusBadge,
+  $, badge, bulletList, el, engineLabel, prose, section, show, sourceLink, statusBadge,
 } from "./dom.js";
-import { kindBadge, kindLabel, otherSources, summaryTitle, whereOf } from "./sources.js";
+import { kindLabel, otherSources, summaryTitle } from "./sources.js";
 
 // ---- Experts picker -------------------------------------------------------------------------
 
@@ -53,7 +54,7 @@ export function startView(request, nameOf) {
   $("result-meta").replaceChildren();
   show($("result-error"), false);
   const cards = $("expert-cards");
-  cards.replaceChildren(...request.experts.map((id) => expertCard(id, nameOf, null, false)));
+  cards.replaceChildren(...request.experts.map((id, i) => expertCard(id, nameOf, null, false, i)));
   show($("expert-answers"), request.experts.length > 0);
   const sources = request.sources || [];
   $("community-body").replaceChildren(el("p", { className: "placeholder" },
@@ -79,8 +80,8 @@ export function renderJob(job, nameOf) {
   const responses = (result && result.expert_responses) || [];
   const ids = request.experts.length ? [...request.experts] : [];
   if (ids.length) responses.forEach((r) => ids.includes(r.expert_id) || ids.push(r.expert_id));
-  $("expert-cards").replaceChildren(...ids.map((id) =>
-    expertCard(id, nameOf, responses.find((r) => r.expert_id === id) || null, true)));
+  $("expert-cards").replaceChildren(...ids.map((id, i) =>
+    expertCard(id, nameOf, responses.find((r) => r.expert_id === id) || null, true, i)));
   show($("expert-answers"), ids.length > 0);
 
   // Community Insights hold the Reddit answer, or the summary of the videos and products alone.
@@ -95,25 +96,38 @@ export function renderJob(job, nameOf) {
 }
 
 function resultMeta(result) {
+  const reason = result.status !== "ok" ? overallReason(result) : "";
   return [
+    result.sample_data === true ? el("p", { className: "sample-banner", role: "note" },
+      el("strong", {}, "Sample data: "),
+      "this answer comes from the bundled SAMPLE archive written by the crowdsift project, "
+        + "not from real Reddit content.") : null,
     el("p", { className: "question-echo" }, "Question: ", el("q", {}, String(result.question))),
-    el("p", {}, "Status: ", statusBadge(result.status), " · Engine: ",
-      el("span", { className: "engine" }, engineLabel(result.engine))),
-  ];
+    el("p", {}, "Status: ", statusBadge(result.status), reason ? ` (${reason})` : "",
+      " · Engine: ", el("span", { className: "engine" }, engineLabel(result.engine))),
+  ].filter(Boolean);
 }
 
-/** Resolves ``[post:N]`` markers to the numbered entry of ``sources`` with that post id. */
-function byPostId(sources) {
-  const byPost = new Map(sources.map((s, i) => [String(s.post_id), i + 1]));
-  return (m) => {
-    const n = m[1] === "post" ? byPost.get(m[2]) : undefined;
-    return n ? { n, url: sources[n - 1].url } : null;
+/** An expert's own numbering: its sources in the order the answer first cites them (the
+ * uncited after), and a resolver turning ``[post:N]`` into a ``[n]`` link into its list. */
+function expertNumbers(response, prefix) {
+  const sources = response.main_sources || [];
+  const order = [];
+  for (const m of String(response.answer ?? "").matchAll(/\[post:([^\]\s]+)\]/gi)) {
+    const source = sources.find((s) => String(s.post_id) === m[1]);
+    if (source && !order.includes(source)) order.push(source);
+  }
+  sources.forEach((s) => order.includes(s) || order.push(s));
+  const resolve = (m) => {
+    const n = m[1] === "post" ? order.findIndex((s) => String(s.post_id) === m[2]) + 1 : 0;
+    return n ? { n, cite: citeLink(prefix, n) } : null;
   };
+  return { order, resolve };
 }
 
 // ---- Expert answers -------------------------------------------------------------------------
 
-function expertCard(id, nameOf, response, finished) {
+function expertCard(id, nameOf, response, finished, index) {
   const card = el("article", { className: "card expert-card", "data-expert": id },
     el("h3", {}, nameOf(id)));
   if (response === null) {
@@ -122,26 +136,29 @@ function expertCard(id, nameOf, response, finished) {
       : "Waiting for this expert's answer…"));
     return card;
   }
-  const sources = response.main_sources || [];
+  const prefix = `expert-${index}`;
+  const { order, resolve } = expertNumbers(response, prefix);
   card.append(
     el("p", { className: "card-meta" }, statusBadge(response.status), " ",
       badge(String(response.language || "")), " ", badge(engineLabel(response.engine))),
-    prose(response.answer, byPostId(sources)));
+    prose(response.answer, resolve));
   if ((response.notes || []).length) card.append(section("Notes", bulletList(response.notes)));
-  if (sources.length) card.append(section("Sources", expertSources(sources)));
+  if (order.length) card.append(section("Sources", expertSources(order, prefix)));
   for (const part of response.comment_sections || []) {
     card.append(el("details", { className: "comments" },
       el("summary", {}, String(part.title || part.kind)), prose(part.text)));
   }
   if ((response.removed_citations || []).length) {
+    const removed = response.removed_citations.length;
     card.append(el("p", { className: "hint" },
-      `Citations removed (not in the evidence): ${response.removed_citations.join(", ")}`));
+      `${removed} citation${removed === 1 ? "" : "s"} removed (not in the evidence)`));
   }
   return card;
 }
 
-function expertSources(sources) {
-  return el("ol", { className: "sources" }, sources.map((s) => el("li", {},
+function expertSources(sources, prefix) {
+  return el("ol", { className: "sources" }, sources.map((s, i) => el("li", { id: `${prefix}-src-${i + 1}` },
+    el("span", { className: "src-n" }, `[${i + 1}]`), " ",
     sourceLink(s.url, `Post ${s.post_id}`, `post ${s.post_id}, ${String(s.date).slice(0, 10)}`),
     " ", el("span", { className: "hint" }, String(s.date ?? "").slice(0, 10)), " ",
     badge(String(s.relevance ?? "")),
@@ -159,16 +176,18 @@ function communityInsights(result, request) {
       ? "The Reddit search brought nothing back." : "The search brought nothing back.")];
   }
   const parts = [];
-  if (reddit) parts.push(...redditResponse(reddit));
+  if (reddit) parts.push(...redditResponse(reddit, result));
   // One answer, shown once: its summary, takeaways, the staff-engineer sections, one source list.
-  if (summary || synthesis) parts.push(answerBlock(summary, synthesis, summaryTitle(request)));
+  if (summary || synthesis) parts.push(answerBlock(result, summaryTitle(request)));
   return parts;
 }
 
-function redditResponse(reddit) {
-  const parts = [el("p", { className: "card-meta" }, statusBadge(reddit.status),
+/** The Reddit run in numbers; its badge is the OVERALL status (never "ok" on a partial result). */
+function redditResponse(reddit, result) {
+  const parts = [el("p", { className: "card-meta" }, statusBadge(result.status),
     ` ${Number(reddit.threads_drilled) || 0} threads and ${Number(reddit.comments_drilled) || 0}`
-      + ` comments read · source: ${String(reddit.source ?? "")} · engine: `,
+      + ` comments read · source: ${String(reddit.source ?? "")}`
+      + `${result.sample_data === true ? " (SAMPLE data)" : ""} · engine: `,
     el("span", { className: "engine" }, engineLabel(reddit.engine)))];
   if (reddit.timed_out) {
     parts.push(el("p", { className: "warning" }, "The Reddit search ran out of time; this is partial."));
@@ -178,103 +197,3 @@ function redditResponse(reddit) {
   }
   return parts;
 }
-
-/**
- * The one numbered source list: the summary's sources (posts, videos, products), then each
- * thread or comment the sections cite. ``resolve`` turns a stored [post:ID] / [comment:ID]
- * marker into its number, ``links`` numbers a claim's permalinks; ids never reach the page.
- */
-function numberedSources(summary, synthesis) {
-  const entries = [];
-  const byKey = new Map();
-  const byUrl = new Map();
-  const add = (key, url, item) => {
-    const known = byKey.get(key) || byUrl.get(String(url));
-    if (known) {
-      byKey.set(key, known);
-      return;
-    }
-    entries.push({ ...item, url: String(url) });
-    byKey.set(key, entries.length);
-    byUrl.set(String(url), entries.length);
-  };
-  for (const s of (summary && summary.sources) || []) {
-    add(`post:${String(s.post_id).toLowerCase()}`, s.url,
-      { kind: s.kind || "reddit", title: s.title, where: whereOf(s.kind, s.subreddit) });
-  }
-  for (const s of (synthesis && synthesis.sources) || []) {
-    const comment = s.kind === "comment";
-    add(`${comment ? "comment" : "post"}:${String(s.id).toLowerCase()}`, s.url,
-      { kind: "reddit", title: comment ? `a comment in “${String(s.title)}”` : s.title, where: "" });
-  }
-  const resolve = (m) => {
-    const n = m[1] ? byKey.get(`${m[1]}:${String(m[2]).toLowerCase()}`) : undefined;
-    return n ? { n, url: entries[n - 1].url } : null;
-  };
-  const links = (urls) => el("span", { className: "source-links" }, (urls || []).map((url) => {
-    const n = byUrl.get(String(url));
-    return n ? [" ", el("sup", { className: "cite" }, sourceLink(url, `[${n}]`, `source ${n}`))] : [];
-  }));
-  return { entries, resolve, links };
-}
-
-function answerBlock(summary, synthesis, title) {
-  const { entries, resolve, links } = numberedSources(summary, synthesis);
-  const text = summary ? summary.summary : synthesis.summary;
-  const parts = [el("h3", {}, title)];
-  if (summary) {
-    parts.push(el("p", { className: "card-meta" }, statusBadge(summary.status), " ",
-      badge(engineLabel(summary.engine)), summary.reason ? ` ${String(summary.reason)}` : ""));
-  }
-  parts.push(section("What the community says", prose(text, resolve)));
-  if (summary && (summary.highlights || []).length) {
-    parts.push(section("Highlights", bulletList(summary.highlights, (h) => cited(h, resolve))));
-  }
-  if (summary && (summary.cautions || []).length) {
-    parts.push(section("Cautions", bulletList(summary.cautions, (c) => cited(c, resolve))));
-  }
-  if (synthesis) parts.push(...synthesisSections(synthesis, links));
-  if (entries.length) {
-    parts.push(section("Sources", el("ol", { className: "sources" }, entries.map((s) =>
-      el("li", { "data-kind": String(s.kind) }, kindBadge(s.kind), " ",
-        sourceLink(s.url, String(s.title || s.url)), " ",
-        el("span", { className: "hint" }, String(s.where)))))));
-  }
-  return el("section", { className: "block reddit-summary" }, parts);
-}
-
-function synthesisSections(synthesis, links) {
-  const parts = [];
-  if ((synthesis.hidden_gems || []).length) {
-    parts.push(section("Hidden gems", bulletList(synthesis.hidden_gems, (g) =>
-      [cited(g.text), " ", badge(`▲ ${Number(g.score) || 0}`), links(g.sources)])));
-  }
-  if ((synthesis.minority_report || []).length) {
-    parts.push(section("Minority report", bulletList(synthesis.minority_report, (m) =>
-      [cited(m.text), " ", badge(`${Number(m.votes) || 0} votes`), links(m.sources)])));
-  }
-  if ((synthesis.pivot_alerts || []).length) {
-    parts.push(section("Pivot alerts", bulletList(synthesis.pivot_alerts, (p) => [
-      el("strong", {}, `${String(p.from_option)} → ${String(p.to_option)}: `), cited(p.text),
-      p.first_seen ? ` (${String(p.first_seen).slice(0, 10)} – ${String(p.last_seen ?? "").slice(0, 10)})` : "",
-      links(p.sources)])));
-  }
-  if ((synthesis.comparison_table || []).length) {
-    parts.push(section("Comparison", comparisonTable(synthesis.comparison_table, links)));
-  }
-  return parts;
-}
-
-function comparisonTable(rows, links) {
-  const head = el("tr", {}, ["Option", "Verdict", "Pros", "Cons", "Sources"].map((h) =>
-    el("th", { scope: "col" }, h)));
-  const body = rows.map((row) => el("tr", {},
-    el("th", { scope: "row" }, String(row.option)),
-    el("td", {}, String(row.verdict)),
-    el("td", {}, bulletList(row.pros)),
-    el("td", {}, bulletList(row.cons)),
-    el("td", {}, links(row.sources))));
-  return el("div", { className: "table-wrap" },
-    el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
-}
-
