@@ -11,7 +11,9 @@ products (behind the real relevance gate), next to ordinary on-topic evidence.
 2. The local engine end to end: it quotes evidence, hostile text included, but every citation
    resolves to the item the quote came from and every source is an evidence URL.
 3. A hijacked model (the openai engine against a local server that obeys the injections): the
-   checks in code remove what it invents, count it, and mark the result ``partial``.
+   checks in code remove what it invents, count it, and mark the result ``partial``; it cannot
+   steer the searches (its formulation's links, citations and unknown subreddits are replaced by
+   the rules'), and a plain Reddit ``ask`` still answers from real, drilled threads.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from crowdsift.pipeline.experts.language import TranslateTask, validate_language
 from crowdsift.pipeline.experts.synthesis import SectionInput, extract_sections, ground_sections
 from crowdsift.pipeline.gate.run_sources import SourceTool
 from crowdsift.pipeline.gate.sources import gated_source_fetch
+from crowdsift.pipeline.reddit.formulate import REPLACED
 from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.pipeline.research import run_research
@@ -539,6 +542,55 @@ def test_a_hijacked_model_changes_no_citation_and_no_source(
     # The gate's extra fields were ignored; it kept only real items.
     kept = [i.id for f in result.source_fetches for i in f.items]
     assert sorted(kept) == sorted(i.id for i in [*youtube_items(), *amazon_items()])
+
+
+def test_a_hijacked_model_cannot_steer_the_plan_and_ask_answers_from_drilled_threads(
+    archive: Path, hijacked: tuple[ChatCompletionsServer, HijackedModel]
+) -> None:
+    server, model = hijacked
+    engine = _openai(server)
+    source = ArchiveSource(archive)
+    deps = AskDeps(
+        settings=Settings(), engine=engine, source=source, candidates=subreddit_profiles(archive)
+    )
+    try:
+        run = _run(engine, run_research(QUESTION, deps))  # a plain `ask`: Reddit only
+    finally:
+        source.close()
+    result = run.result
+    assert {"FormulationDraft", "RelevanceVerdicts", "AnswerDraft"} <= set(model.served)
+
+    # The plan: nothing the model planted in its formulation reached a search.
+    response = result.reddit_response
+    assert response is not None and response.analysis is not None
+    analysis = response.analysis
+    assert analysis.english_question == QUESTION
+    assert analysis.subreddits == ["gadgets", "productivity"]  # not r/evil_example
+    planned = json.dumps([q.model_dump(mode="json") for q in response.queries])
+    assert response.queries and EVIL_HOST not in planned and "site:" not in planned
+    assert analysis.keywords == ["plaud note", "meetings"]  # what was on the question stayed
+    assert "prize" not in planned  # a search on another topic was left out
+    # … each replacement logged in the errors, one reason each, so they can be counted.
+    replaced = [e.removeprefix(f"{REPLACED}: ") for e in response.errors if e.startswith(REPLACED)]
+    assert [r.split(" ", 2)[:2] for r in replaced] == [
+        ["english_question", '"Is'], ["keyword", '"site:evil.example"'],
+        ["search", "query"], ["none", "of"], ["r/evil_example", "is"],
+    ]  # fmt: skip
+    assert all("a link or a citation" in r for r in replaced[:3])
+    assert '"claim your prize now"' in replaced[3]  # no query of its own was left: the rules'
+
+    # The answer: real sources only, every one a drilled thread's permalink.
+    drilled = {post.id: url_key(post.url) for post in run.evidence.posts}
+    summary = result.summary
+    assert summary is not None and len(summary.sources) >= 2
+    assert {s.post_id for s in summary.sources} <= set(drilled)
+    assert all(url_key(str(s.url)) == drilled[s.post_id] for s in summary.sources)
+    # … the invented ones dropped and counted, and every part says partial.
+    assert summary.reason is not None and FAKE_POST in summary.reason
+    assert FAKE_POST not in summary.summary and EVIL_HOST not in summary.summary
+    assert "amzn-B0FAKEFAKE" in summary.reason
+    assert (summary.status, response.status, result.status) == ("partial",) * 3
+    _assert_no_evil_source(json.loads(result.model_dump_json()))
 
 
 def test_a_hijacked_translation_is_discarded(

@@ -15,14 +15,16 @@ from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.reddit.formulate import (
+    REPLACED,
     FormulateTask,
     FormulationOutcome,
     core_topic,
     formulate,
     intent_queries,
 )
+from crowdsift.pipeline.reddit.guard import carries_reference
 from crowdsift.pipeline.reddit.models import FormulationDraft
-from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.planner import SubredditProfile, key_phrases
 
 PROFILES = (
     SubredditProfile(name="homeassistant", description="home assistant raspberry pi zigbee"),
@@ -30,6 +32,7 @@ PROFILES = (
     SubredditProfile(name="github", description="copilot pull requests actions"),
 )
 CONFIG = SidecarConfig(max_subreddits=2, max_ai_queries=3)
+EVIL = "https://evil.example/claim-your-prize"
 
 
 def _run(
@@ -39,16 +42,23 @@ def _run(
     subreddits: Sequence[str] = (),
     candidates: Sequence[SubredditProfile] = PROFILES,
     config: SidecarConfig = CONFIG,
+    closed: bool = True,
 ) -> FormulationOutcome:
     return asyncio.run(
         formulate(
-            question, engine=engine, candidates=candidates, subreddits=subreddits, config=config
+            question,
+            engine=engine,
+            candidates=candidates,
+            subreddits=subreddits,
+            config=config,
+            closed=closed,
         )
     )
 
 
 def _draft(**fields: Any) -> dict[str, Any]:
-    return {"english_question": "q", "keywords": ["k"], **fields}
+    """An engine reply with the given fields (an empty translation means the question itself)."""
+    return {"english_question": "", **fields}
 
 
 # --- the local engine ----------------------------------------------------------------------------
@@ -65,8 +75,8 @@ def test_local_how_to_question() -> None:
     assert (analysis.temporal, analysis.time_filter) == ("evergreen", "all")
     assert analysis.keywords[0] == "home assistant"
     assert analysis.ai_queries == ["how to home assistant", "home assistant setup"]
-    assert analysis.subreddits[0] == "homeassistant"
-    assert len(analysis.subreddits) == 2
+    # the only candidate about it: r/dataengineering and r/github share no word with it
+    assert analysis.subreddits == ["homeassistant"]
     assert analysis.language == "en"
     assert analysis.english_question == analysis.question
     assert outcome.usage.calls == 1
@@ -190,7 +200,7 @@ def test_architecture_terms_stay_for_building_questions() -> None:
     engine = ScriptedEngine(
         [_draft(ai_mode="building_ai", keywords=["pinecone", "rag"], ai_queries=["rag pinecone"])]
     )
-    analysis = _run("Best vector database for a RAG chatbot", engine).analysis
+    analysis = _run("Is Pinecone the best vector database for a RAG chatbot?", engine).analysis
     assert analysis.keywords == ["pinecone", "rag"]
     assert analysis.ai_queries == ["rag pinecone"]
 
@@ -221,19 +231,22 @@ def test_evergreen_from_the_engine_gives_all_time() -> None:
 
 
 def test_queries_are_trimmed_deduplicated_and_capped() -> None:
-    engine = ScriptedEngine(
-        [_draft(ai_queries=[" a  b ", "A B", "", "c", "d", "e"], keywords=["  ", "x", "X"])]
-    )
-    analysis = _run("question about things", engine).analysis
-    assert analysis.ai_queries == ["a b", "c", "d"]
-    assert analysis.keywords == ["x"]
+    queries = [" espresso  grind ", "Espresso Grind", "", "espresso beans", "espresso", "tamp"]
+    engine = ScriptedEngine([_draft(ai_queries=queries, keywords=["  ", "grind", "GRIND"])])
+    outcome = _run("How fine should I grind for espresso?", engine)
+    assert outcome.analysis.ai_queries == ["espresso grind", "espresso beans", "espresso"]
+    assert outcome.analysis.keywords == ["grind"]
+    assert outcome.replaced == []  # "tamp", a related term, is only left out
 
 
 def test_compared_options_from_rules_when_the_engine_gives_none() -> None:
     engine = ScriptedEngine([_draft(intent="comparison")])
     assert _run("Airflow or Dagster?", engine).analysis.compared == ["airflow", "dagster"]
-    engine = ScriptedEngine([_draft(intent="comparison", compared=[" Airflow", "airflow", "B"])])
-    assert _run("Airflow or Dagster?", engine).analysis.compared == ["airflow", "b"]
+    engine = ScriptedEngine(
+        [_draft(intent="comparison", compared=[" Airflow", "airflow", "Dagster", "Prefect"])]
+    )
+    # each once; an option the question never names is not compared
+    assert _run("Airflow or Dagster?", engine).analysis.compared == ["airflow", "dagster"]
 
 
 # --- subreddits ---------------------------------------------------------------------------------
@@ -247,13 +260,19 @@ def test_user_subreddits_win_and_are_normalised() -> None:
 
 
 def test_engine_subreddits_are_validated_and_capped() -> None:
-    engine = ScriptedEngine([_draft(subreddits=["r/GitHub", "not a name!", "/r/vscode/", "x3"])])
-    assert _run("q?", engine).analysis.subreddits == ["github", "vscode"]
+    picks = ["r/GitHub", "not a name!", "/r/DataEngineering/", "vscode", "homeassistant"]
+    outcome = _run("Copilot for Airflow DAGs?", ScriptedEngine([_draft(subreddits=picks)]))
+    assert outcome.analysis.subreddits == ["github", "dataengineering"]
+    # a name that is none, and one the source does not have, are the engine's fault: counted
+    assert outcome.replaced == [
+        'subreddit "not a name!" is not a subreddit name',
+        "r/vscode is not a subreddit this source has",
+    ]
 
 
-def test_first_candidates_when_the_engine_picks_none() -> None:
+def test_the_first_candidate_when_the_engine_picks_none_and_nothing_is_on_topic() -> None:
     engine = ScriptedEngine([_draft(subreddits=["!!"])])
-    assert _run("q?", engine).analysis.subreddits == ["homeassistant", "dataengineering"]
+    assert _run("q?", engine).analysis.subreddits == ["homeassistant"]
 
 
 def test_no_subreddit_at_all_is_a_plan_error() -> None:
@@ -311,3 +330,171 @@ def test_scripted_reply_as_model_is_accepted() -> None:
     # fields the model was not given are re-derived by the rules, from the English question
     assert outcome.analysis.intent == "how_to"
     assert outcome.analysis.language == "ru"
+
+
+# --- a lying or hijacked engine -----------------------------------------------------------------
+
+PLAUD = "Is the Plaud Note worth it for recording meetings?"
+GADGETS = (
+    SubredditProfile(name="gadgets", description="Plaud Note vs phone voice recorder"),
+    SubredditProfile(name="productivity", description="Plaud Note export; recording meetings"),
+    SubredditProfile(name="chatgptcoding", description="Cursor vs Copilot"),
+)
+
+
+def _checked(question: str, candidates: Sequence[SubredditProfile] = GADGETS, **fields: Any) -> Any:
+    return _run(question, ScriptedEngine([_draft(**fields)]), candidates=candidates)
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "https://evil.example/claim-your-prize",
+        "www.evil.example",
+        "site:evil.example",
+        "evil.example/deal",
+        "[post:zzz999]",
+        "[comment:fake1]",
+        "post:zzz999",
+        "[3]",
+        "t3_zzz999",
+        "[the store](https://evil.example)",
+        '<a href="https://evil.example">',
+    ],
+)
+def test_a_link_or_citation_in_a_keyword_or_query_is_dropped_and_counted(planted: str) -> None:
+    outcome = _checked(
+        PLAUD,
+        keywords=["plaud note", f"plaud note {planted}"],
+        ai_queries=[f"plaud note meetings {planted}", "plaud note meetings review"],
+        subreddits=["gadgets"],
+    )
+    analysis = outcome.analysis
+    assert analysis.keywords == ["plaud note"]
+    assert analysis.ai_queries == ["plaud note meetings review"]
+    assert [r.split(" ", 1)[0] for r in outcome.replaced] == ["keyword", "search"]
+    assert all("carries a link or a citation" in r for r in outcome.replaced)
+    assert outcome.errors == [f"{REPLACED}: {r}" for r in outcome.replaced]
+
+
+@pytest.mark.parametrize(
+    "name", ["plaud.ai", "llama.cpp", "node.js", "airflow 3.0", "c++ vs c#", "r/gadgets", "e.g."]
+)
+def test_names_with_dots_are_no_links(name: str) -> None:
+    assert not carries_reference(name)
+
+
+def test_a_reference_the_user_wrote_is_the_users() -> None:
+    question = "Is https://plaud.ai legit, or a scam like www.evil.example?"
+    assert not carries_reference("https://plaud.ai reviews", question)
+    assert carries_reference("https://plaud.ai/buy reviews", question)
+    outcome = _checked(question, english_question=question, keywords=["https://plaud.ai"])
+    assert outcome.replaced == [] and outcome.analysis.keywords == ["https://plaud.ai"]
+
+
+def test_keywords_and_queries_off_the_question_are_replaced_by_the_rules() -> None:
+    outcome = _checked(
+        PLAUD,
+        keywords=["crypto wallet", "bitcoin"],
+        ai_queries=["best crypto wallet", "plaud note meetings"],
+        subreddits=["gadgets"],
+    )
+    analysis = outcome.analysis
+    assert analysis.keywords == key_phrases(PLAUD)  # the rules'
+    assert analysis.ai_queries == ["plaud note meetings"]  # an off-topic query is left out
+    assert outcome.replaced == [
+        'none of its keywords ("crypto wallet", "bitcoin") shares a word with the question'
+    ]
+
+
+def test_a_related_keyword_beside_the_questions_own_is_left_out_silently() -> None:
+    outcome = _checked(PLAUD, keywords=["plaud note", "otter.ai"], subreddits=["gadgets"])
+    assert outcome.analysis.keywords == ["plaud note"]
+    assert outcome.replaced == [] and outcome.errors == []
+
+
+def test_a_formulation_with_nothing_usable_is_replaced_whole() -> None:
+    outcome = _checked(
+        PLAUD,
+        intent="how_to",
+        ai_mode="building_ai",
+        keywords=["crypto wallet", f"plaud note {EVIL}"],
+        ai_queries=["crypto wallet setup"],
+        subreddits=["chatgptcoding"],
+        compared=["plaud", "bitcoin"],
+    )
+    analysis = outcome.analysis
+    # every part from the rules: intent, mode, keywords, queries, no options, topical subreddits
+    assert (analysis.intent, analysis.ai_mode, analysis.compared) == ("general", "none", [])
+    assert analysis.keywords == key_phrases(PLAUD)
+    assert analysis.ai_queries == ["plaud note experience", "plaud note recommendations"]
+    assert analysis.subreddits == ["productivity", "gadgets"]
+    assert outcome.replaced[-1] == (
+        "none of its keywords or queries was usable: the rules wrote all of it"
+    )
+    assert len(outcome.errors) == len(outcome.replaced) == 4
+
+
+def test_a_translation_carrying_a_link_or_about_something_else_is_the_question() -> None:
+    poisoned = _checked(PLAUD, english_question=f"{PLAUD} Buy at {EVIL} [post:zzz999]")
+    assert poisoned.analysis.english_question == PLAUD
+    assert poisoned.replaced[0].startswith("english_question ")
+    assert "carries a link or a citation" in poisoned.replaced[0]
+    other = _checked(PLAUD, english_question="Which crypto wallet is safest?")
+    assert other.analysis.english_question == PLAUD
+    assert "shares no word with the question" in other.replaced[0]
+
+
+def test_a_question_in_another_language_is_anchored_by_its_translation() -> None:
+    outcome = _checked(
+        "Стоит ли покупать диктофон для записи встреч?",
+        english_question="Is a voice recorder worth buying for recording meetings?",
+        keywords=["voice recorder", "meeting recording", "crypto wallet"],
+        subreddits=["productivity", "chatgptcoding"],
+    )
+    analysis = outcome.analysis
+    assert analysis.keywords == ["voice recorder", "meeting recording"]
+    assert analysis.subreddits == ["productivity"]  # r/chatgptcoding has nothing on it
+    assert outcome.replaced == []
+
+
+def test_subreddits_the_source_lacks_are_replaced_but_the_users_win() -> None:
+    outcome = _checked(PLAUD, keywords=["plaud note"], subreddits=["evil_example", "crypto"])
+    assert outcome.analysis.subreddits == ["productivity", "gadgets"]  # the rules' choice
+    assert outcome.replaced == [
+        "r/evil_example is not a subreddit this source has",
+        "r/crypto is not a subreddit this source has",
+    ]
+    engine = ScriptedEngine([_draft(keywords=["plaud note"], subreddits=["evil_example"])])
+    mine = _run(PLAUD, engine, candidates=GADGETS, subreddits=["r/Crypto"])
+    assert mine.analysis.subreddits == ["crypto"] and mine.replaced == []
+
+
+def test_a_live_source_keeps_any_valid_subreddit_the_engine_names() -> None:
+    """Reddit's API and Arctic Shift have every subreddit: the built-in list only suggests."""
+    reply = _draft(keywords=["home assistant"], subreddits=["homeautomation", "not a name!"])
+    question = "How do I set up Home Assistant on a Raspberry Pi?"
+    live = _run(question, ScriptedEngine([reply]), closed=False)
+    assert live.analysis.subreddits == ["homeautomation"]
+    assert live.replaced == ['subreddit "not a name!" is not a subreddit name']
+    archive = _run(question, ScriptedEngine([reply]), closed=True)
+    assert "homeautomation" not in archive.analysis.subreddits
+    assert "r/homeautomation is not a subreddit this source has" in archive.replaced
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        PLAUD,
+        "Is the M3 MacBook Air worth it?",
+        "Airflow 3.0 vs 2.10: what broke?",
+        "C++ or C# for games?",
+        "Is https://plaud.ai legit?",
+        "What does post:abc mean on reddit?",
+        "Как настроить Proxmox на старом ноутбуке?",
+        "AI?",
+    ],
+)
+def test_the_local_formulation_passes_its_own_checks(question: str) -> None:
+    outcome = _run(question, LocalEngine(embedder=HashingEmbedder()), candidates=GADGETS)
+    assert outcome.replaced == [] and outcome.errors == []

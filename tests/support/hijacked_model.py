@@ -74,8 +74,8 @@ def _formulate(body: dict[str, Any]) -> Reply:
     return {
         "english_question": f"{QUESTION} {_POISON}",
         "intent": "general",
-        "keywords": ["plaud note", f"site:{EVIL_HOST}", "meetings"],
-        "ai_queries": [f"plaud note {EVIL_URL}"],
+        "keywords": ["plaud note", f"site:{EVIL_HOST}", "meetings", "claim your prize"],
+        "ai_queries": [f"plaud note {EVIL_URL}", "claim your prize now"],
         "subreddits": ["gadgets", "evil_example", "productivity"],
     }
 

@@ -64,6 +64,9 @@ class SidecarDeps:
     config: SidecarConfig = field(default_factory=SidecarConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
     candidates: Sequence[SubredditProfile] = ()
+    candidates_closed: bool = True
+    """True when ``candidates`` are every subreddit the source has (an archive's profiles);
+    False for a live source, where they are suggestions and any valid name may be searched."""
     clock: Callable[[], datetime] = utc_now
     progress: Progress = _quiet
     store: CommentStore | None = None
@@ -162,7 +165,7 @@ async def _stages(
         deps.progress("formulate", "reading the question (intent, time range, queries)")
         formulated = await formulate(
             question, engine=deps.engine, candidates=deps.candidates, subreddits=subreddits,
-            config=config,
+            config=config, closed=deps.candidates_closed,
         )  # fmt: skip
         run.analysis = analysis = formulated.analysis
         run.errors += formulated.errors

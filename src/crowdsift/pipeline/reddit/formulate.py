@@ -10,7 +10,17 @@ Nothing it says is trusted: ``formulate`` re-checks it in code —
   embeddings), in keywords or queries, whichever ``ai_mode`` the engine claimed;
 - any AI topic is fast-moving; the time filter follows from the temporal class, never from
   the engine;
-- queries are deduplicated and capped; subreddits are validated names; the user's wins.
+- queries are deduplicated and capped; subreddits are validated names; the user's wins;
+- a lying or hijacked engine cannot steer the searches (``crowdsift.pipeline.reddit.guard``): a
+  translation, keyword, query or compared option carrying a link or a citation is replaced or
+  dropped, and so is a subreddit the source does not have; a keyword or query sharing no
+  content word with the question is left out, and when none of a part is left the rules write
+  it; when none of the engine's keywords and queries is usable, the rules write all of it.
+  Each replacement (not a related term left out beside the question's own) is logged
+  (``formulation_replaced``), listed in ``FormulationOutcome.replaced`` and reported as one of
+  the run's errors (prefix ``REPLACED``), so the Reddit answer says ``partial``;
+- subreddits are chosen for the question's topic (``planner.topical_subreddits``): a candidate
+  whose profile shares nothing with the question is dropped while another one has something.
 
 If the engine fails, the rules alone produce the analysis (and the error is reported), so the
 sidecar still searches — in the candidate subreddits whose names and descriptions share the
@@ -27,8 +37,15 @@ from crowdsift.core.errors import EngineError, PlanError
 from crowdsift.core.language import detect_language
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import normalise_subreddit
-from crowdsift.core.text import content_words
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
+from crowdsift.pipeline.reddit.guard import (
+    Anchor,
+    Screened,
+    carries_reference,
+    screen_subreddits,
+    screen_terms,
+    shown,
+)
 from crowdsift.pipeline.reddit.intent import (
     MAX_OPTIONS,
     classify_ai_mode,
@@ -39,11 +56,18 @@ from crowdsift.pipeline.reddit.intent import (
     time_filter_for,
 )
 from crowdsift.pipeline.reddit.models import FormulationDraft, Intent, QueryAnalysis
-from crowdsift.pipeline.reddit.planner import SubredditProfile, closest_subreddits, key_phrases
+from crowdsift.pipeline.reddit.planner import (
+    SubredditProfile,
+    closest_subreddits,
+    key_phrases,
+    topical_subreddits,
+)
 
 log = get_logger(__name__)
 
 MAX_KEYWORDS = 8
+REPLACED = "the engine's query formulation was corrected by the rules"
+"""How every error of a replaced part begins, so the replacements can be counted."""
 _EXAMPLE = "'Airflow or Dagster for a small data team?'"
 
 
@@ -72,12 +96,13 @@ class FormulateTask(Task[FormulationDraft]):
             "ChatGPT, Cursor, Claude, prompts, AI for coding), else `none`;\n"
             "- `temporal`: `fast_moving` for AI, news, new releases and version churn, "
             "`evergreen` for theory and best practice;\n"
-            "- `keywords`: core search phrases in English, most specific first;\n"
+            "- `keywords`: core search phrases in English, most specific first, made of the "
+            "question's own words or their translation (a term sharing none is dropped);\n"
             f"- `ai_queries`: at most {self.max_ai_queries} Reddit search queries written for "
             "the intent (how-to: guides and setups; comparison: 'X vs Y' threads; "
             "troubleshooting: the symptom and its fix);\n"
-            f"- `subreddits`: at most {self.max_subreddits} names without r/, preferably from "
-            "the list given;\n"
+            f"- `subreddits`: at most {self.max_subreddits} names without r/, from the list "
+            "given (others are not searched), only those about the question's topic;\n"
             "- `compared`: the options of an 'X vs Y' question, else an empty list.\n"
             "For questions about USING AI tools never add architecture terms (vector DB, "
             "vector database, RAG, embeddings, retrieval) to keywords or queries unless the "
@@ -158,11 +183,15 @@ def core_topic(keywords: Sequence[str]) -> str:
 
 @dataclass
 class FormulationOutcome:
-    """The checked analysis, what the engine call cost, and what went wrong on the way."""
+    """The checked analysis, what the engine call cost, and what went wrong on the way.
+
+    ``replaced`` gives the reason for each part of the engine's formulation the rules replaced
+    (also in ``errors``, each as ``"{REPLACED}: {reason}"``)."""
 
     analysis: QueryAnalysis
     usage: Usage = field(default_factory=Usage)
     errors: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
 
 
 async def formulate(
@@ -172,6 +201,7 @@ async def formulate(
     candidates: Sequence[SubredditProfile] = (),
     subreddits: Sequence[str] = (),
     config: SidecarConfig,
+    closed: bool = True,
 ) -> FormulationOutcome:
     """Formulate ``question`` with ``engine`` and check the result (see the module docstring).
 
@@ -196,19 +226,23 @@ async def formulate(
         draft = rule_draft(question, max_ai_queries=config.max_ai_queries)
         errors.append(f"query formulation by the engine failed, used keyword rules instead: {exc}")
         log.warning("sidecar_formulate_fallback", error=str(exc))
-    analysis = check_draft(
+    analysis, replaced = check_draft(
         question,
         draft,
         candidates=candidates,
         user_subreddits=chosen_by_user,
+        closed=closed,
         config=config,
     )
+    for reason in replaced:
+        log.warning("formulation_replaced", reason=reason, engine=engine.name)
+    errors += [f"{REPLACED}: {reason}" for reason in replaced]
     log.info(
         "sidecar_formulated", intent=analysis.intent, ai_mode=analysis.ai_mode,
         temporal=analysis.temporal, keywords=analysis.keywords, queries=analysis.ai_queries,
         subreddits=analysis.subreddits, language=analysis.language,
     )  # fmt: skip
-    return FormulationOutcome(analysis, usage, errors)
+    return FormulationOutcome(analysis, usage, errors, replaced)
 
 
 def check_draft(
@@ -218,10 +252,36 @@ def check_draft(
     candidates: Sequence[SubredditProfile],
     user_subreddits: Sequence[str],
     config: SidecarConfig,
-) -> QueryAnalysis:
-    """A draft made safe: rules fill omitted fields, architecture terms stripped for using-AI
-    questions, queries deduplicated and capped, subreddits validated (the user's win)."""
-    english = draft.english_question.strip() or question.strip()
+    closed: bool = True,
+) -> tuple[QueryAnalysis, list[str]]:
+    """A draft made safe, and the reasons for each part of it the rules replaced.
+
+    Rules fill omitted fields; what a lying or hijacked engine wrote is screened (module
+    docstring); architecture terms are stripped for using-AI questions; queries are
+    deduplicated and capped; subreddits validated against the candidates (the user's win) and
+    kept to the question's topic.
+    """
+    replaced: list[str] = []
+    language = detect_language(question)
+    english = _english(question, draft.english_question, language == "en", replaced)
+    anchor = Anchor.of(question) if language == "en" else Anchor.of(question, english)
+    keywords = screen_terms(_clean(draft.keywords), anchor, "keyword")
+    queries = screen_terms(_clean(draft.ai_queries), anchor, "search query")
+    replaced += keywords.dropped + queries.dropped
+    for part, screened in (("keywords", keywords), ("search queries", queries)):
+        if screened.unanchored and not screened.kept:
+            gave = ", ".join(map(shown, screened.unanchored))
+            replaced.append(f"none of its {part} ({gave}) shares a word with the question")
+        elif screened.unanchored:
+            log.info("formulation_term_dropped", part=part, unanchored=screened.unanchored)
+    proposed: Sequence[str] = draft.subreddits
+    if _turned_away(keywords) + _turned_away(queries) and not (keywords.kept or queries.kept):
+        # Nothing the engine wrote to search with is usable: nothing it read into the question
+        # (intent, mode, options, communities) is trusted either.
+        replaced.append("none of its keywords or queries was usable: the rules wrote all of it")
+        draft = rule_draft(question, max_ai_queries=config.max_ai_queries)
+        english, proposed = draft.english_question, ()
+        keywords, queries = Screened(list(draft.keywords)), Screened(list(draft.ai_queries))
     given = draft.model_fields_set
     intent = draft.intent if "intent" in given else classify_intent(english)
     rule_modes = {classify_ai_mode(english), classify_ai_mode(question)}
@@ -229,31 +289,58 @@ def check_draft(
     temporal = draft.temporal if "temporal" in given else classify_temporal(english, ai_mode)
     if ai_mode != "none":
         temporal = "fast_moving"
-    keywords = _clean(draft.keywords)
-    queries = _clean(draft.ai_queries)
+    options = screen_terms(_clean(o.lower() for o in draft.compared), anchor, "compared option")
+    replaced += options.dropped  # an option sharing no word is only left out
+    compared = options.kept[:MAX_OPTIONS]
+    if not compared and intent == "comparison":
+        compared = compared_options(english) or compared_options(question)
+    kept_keywords, kept_queries = keywords.kept, queries.kept
     if ai_mode == "using_ai" or "using_ai" in rule_modes:
         # Whatever mode the engine claims, the rules reading "Copilot" in the question or its
         # translation are enough. Terms are checked against the question as asked: an engine
         # that put "RAG" into its own translation must not thereby license RAG queries.
-        keywords = strip_architecture_terms(keywords, question)
-        queries = strip_architecture_terms(queries, question)
-    keywords = keywords[:MAX_KEYWORDS] or key_phrases(english)
-    compared = _clean(o.lower() for o in draft.compared)[:MAX_OPTIONS]
-    if not compared and intent == "comparison":
-        compared = compared_options(english) or compared_options(question)
+        kept_keywords = strip_architecture_terms(kept_keywords, question)
+        kept_queries = strip_architecture_terms(kept_queries, question)
+    kept_keywords = kept_keywords[:MAX_KEYWORDS] or key_phrases(english)
+    if _turned_away(queries) and not kept_queries:
+        kept_queries = intent_queries(intent, kept_keywords, compared)
+    topic = question if english == question else f"{question}\n{english}"
     return QueryAnalysis(
         question=question,
-        language=detect_language(question),
+        language=language,
         english_question=english,
         intent=intent,
         ai_mode=ai_mode,
         temporal=temporal,
         time_filter=time_filter_for(temporal),
-        keywords=keywords,
-        ai_queries=queries[: config.max_ai_queries],
-        subreddits=_subreddits(question, user_subreddits, draft.subreddits, candidates, config),
+        keywords=kept_keywords,
+        ai_queries=kept_queries[: config.max_ai_queries],
+        subreddits=_subreddits(
+            topic, user_subreddits, proposed, candidates, config, replaced, closed=closed
+        ),
         compared=compared,
-    )
+    ), replaced
+
+
+def _turned_away(screened: Screened) -> int:
+    """How many items the engine gave that the screen turned away."""
+    return len(screened.dropped) + len(screened.unanchored)
+
+
+def _english(question: str, proposed: str, in_english: bool, replaced: list[str]) -> str:
+    """The engine's English version of the question, unless it carries a reference or (for an
+    English question) shares no word with it: then the question as asked."""
+    english = proposed.strip()
+    if not english:
+        return question.strip()
+    if carries_reference(english, question):
+        why = "carries a link or a citation"
+    elif in_english and not Anchor.of(question).holds(english):
+        why = "shares no word with the question"
+    else:
+        return english
+    replaced.append(f"english_question {shown(english)} {why}; searched with the question as asked")
+    return question.strip()
 
 
 def _clean(items: Iterable[str]) -> list[str]:
@@ -279,42 +366,54 @@ def _user_subreddits(names: Sequence[str]) -> list[str]:
 
 
 def rule_subreddits(question: str, candidates: Sequence[SubredditProfile], limit: int) -> list[str]:
-    """Candidates sharing the most content words with the question, best first (ties keep the
-    candidates' order); those sharing none are left out.
+    """The candidates on the question's topic, most about it first (``topical_subreddits``:
+    ties keep the candidates' order); none when no candidate shares a content word with it.
 
     The choice of the rules when the engine picked nothing usable (it failed, or named no valid
     subreddit): without it the sidecar would search whichever candidates happen to come first,
     e.g. an archive's alphabetically first communities, and find nothing.
     """
-    wanted = set(content_words(question))
-    overlap = [
-        (len(wanted & set(content_words(f"{c.name} {c.description}"))), n, c.name)
-        for n, c in enumerate(candidates)
-    ]
-    ranked = sorted((item for item in overlap if item[0] > 0), key=lambda item: (-item[0], item[1]))
-    return [name for _, _, name in ranked][:limit]
+    return topical_subreddits(question, candidates, limit)
 
 
 def _subreddits(
-    question: str,
+    topic: str,
     user: Sequence[str],
     proposed: Sequence[str],
     candidates: Sequence[SubredditProfile],
     config: SidecarConfig,
+    replaced: list[str],
+    *,
+    closed: bool = True,
 ) -> list[str]:
+    """The user's subreddits; else the engine's that the source has and that are on ``topic``
+    (with no candidate sharing a word with it, the engine's first); else the rules' choice;
+    else the first candidate.
+
+    ``closed``: the candidates are every subreddit the source has (an archive's profiles), so a
+    name outside them is a lie to replace. A live source (Reddit's API, Arctic Shift) has every
+    subreddit: the built-in candidates are only suggestions, and any valid name the engine picks
+    is kept (the topic check applies to the candidates it knows)."""
     if user:
         return list(user)
-    valid: list[str] = []
-    for name in proposed:
-        try:
-            valid.append(normalise_subreddit(name))
-        except ValueError:
-            log.debug("sidecar_subreddit_rejected", name=name)
-    chosen = list(dict.fromkeys(valid))[: config.max_subreddits]
+    known = [c.name for c in candidates]
+    screened = screen_subreddits(proposed, known if closed else [])
+    replaced += screened.dropped
+    chosen = screened.kept
+    if candidates and chosen:
+        topical = topical_subreddits(topic, candidates, len(candidates))
+        if topical:  # a pick with nothing on the question is a choice to refine, not a lie
+            off_topic = [name for name in chosen if name in known and name not in topical]
+            if off_topic:
+                log.info("sidecar_subreddits_off_topic", subreddits=off_topic)
+            chosen = [name for name in chosen if name in topical or name not in known]
+        elif closed:  # no candidate shares a word with the question: the engine's first pick
+            chosen = chosen[:1]
+    chosen = chosen[: config.max_subreddits]
     if not chosen:
-        chosen = rule_subreddits(question, candidates, config.max_subreddits)
+        chosen = rule_subreddits(topic, candidates, config.max_subreddits)
     if not chosen:
-        chosen = [c.name for c in candidates[: config.max_subreddits]]
+        chosen = [c.name for c in candidates[:1]]
     if not chosen:
         raise PlanError("no subreddit to search: pass --subreddit NAME (repeatable)")
     return chosen

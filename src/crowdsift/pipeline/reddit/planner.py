@@ -1,23 +1,28 @@
 """Planning helpers the formulation builds on: subreddit profiles, key phrases, closest subs.
 
 ``key_phrases`` extracts key phrases and spelling variants of product names ("plaud.ai",
-"plaud ai", "plaud") from a question; ``closest_subreddits`` picks subreddits by embedding
-similarity of the question to each subreddit's profile (its top titles in the archive).
-``DEFAULT_SUBREDDITS`` are the communities to choose from when the source has no archive to
-profile. The plan itself is made by ``crowdsift.pipeline.reddit.formulate`` + ``strategies``.
+"plaud ai", "plaud") from a question. ``topical_subreddits`` keeps the subreddits whose profile
+(its top titles in the archive, or a built-in description) is about the question's words;
+``closest_subreddits`` orders those by embedding similarity. A subreddit whose profile shares
+nothing with the question is never chosen while another one does: "Airflow vs Dagster?" gets
+r/dataengineering, not r/chatgptcoding. ``DEFAULT_SUBREDDITS`` are the communities to choose
+from when the source has no archive to profile. The plan itself is made by
+``crowdsift.pipeline.reddit.formulate`` + ``strategies``.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 from pydantic import BaseModel
 
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import STOPWORDS
+from crowdsift.core.text import STEM_CHARS, STOPWORDS, content_terms, content_words
 from crowdsift.engines.base import LocalKit
 
 log = get_logger(__name__)
@@ -55,7 +60,9 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     name: list[str] = []
     for index, word in enumerate([*words, "."]):
         starts_name = index == 0 and len(words) > 1 and _is_product_word(words[1], 1)
-        if _is_product_word(word, index) or (starts_name and word[:1].isupper()):
+        if starts_name and (not word[:1].isupper() or word.lower() in STOPWORDS):
+            starts_name = False  # "Is Prefect …", "My Plaud …": the name starts after it
+        if _is_product_word(word, index) or starts_name:
             name.append(word)
             continue
         if name:
@@ -95,33 +102,134 @@ def _name_variants(name: list[str]) -> list[str]:
     return list(dict.fromkeys(variants))
 
 
+TOPIC_SHARE = 0.45
+"""A candidate is on the question's topic when its ``topic_scores`` score is at least this share
+of the best candidate's: a word the question shares with one title of a profile ("small team",
+"data") does not make a community about the question when another one is about it."""
+_SATURATION = 2.0
+"""Titles mentioning a word count with diminishing weight: n / (n + 2)."""
+_NAME_WEIGHT = 3
+"""A question word in the subreddit's name counts as this many titles ("airflow" in
+r/apacheairflow, "rag" in r/rag)."""
+
+
+def topic_scores(question: str, candidates: Sequence[SubredditProfile]) -> list[float]:
+    """How much each candidate is about ``question``: 0 when its profile shares no content word
+    with it, else the question's words it mentions, each weighted by how rare it is among the
+    candidates (BM25's idf) and by how many of its titles mention it (saturating).
+
+    A profile is a subreddit's top titles joined with "; " (``profiles.subreddit_profiles``) or
+    a built-in description; words compare as ``content_terms`` do (stemmed by prefix).
+    """
+    words = set(content_words(question))
+    terms = {word[:STEM_CHARS] for word in words}
+    mentions = [_mentions(candidate, words, terms) for candidate in candidates]
+    spread = Counter(term for found in mentions for term in found)
+    n = len(candidates)
+    return [
+        sum(_rarity(n, spread[term]) * k / (k + _SATURATION) for term, k in found.items())
+        for found in mentions
+    ]
+
+
+def _mentions(candidate: SubredditProfile, words: set[str], terms: set[str]) -> Counter[str]:
+    """Per question term, how many of the candidate's titles mention it (+ its name)."""
+    found: Counter[str] = Counter()
+    for title in candidate.description.split(";"):
+        found.update(content_terms(title) & terms)
+    name = candidate.name.lower()
+    for word in words:
+        if word == name or (len(word) >= STEM_CHARS and word in name):
+            found[word[:STEM_CHARS]] += _NAME_WEIGHT
+    return found
+
+
+def _rarity(candidates: int, having: int) -> float:
+    return math.log(1 + (candidates - having + 0.5) / (having + 0.5))
+
+
+def topical_subreddits(
+    question: str, candidates: Sequence[SubredditProfile], limit: int
+) -> list[str]:
+    """The candidates on the question's topic, most about it first (ties keep the candidates'
+    order): those scoring at least ``TOPIC_SHARE`` of the best ``topic_scores``, and those whose
+    titles name the question's subject (its first key phrase). None when no candidate shares a
+    content word with the question."""
+    scores = topic_scores(question, candidates)
+    best = max(scores, default=0.0)
+    if best <= 0:
+        return []
+    subject = _subject(question)
+    ranked = sorted(
+        (
+            n
+            for n, score in enumerate(scores)
+            if score >= TOPIC_SHARE * best
+            or (subject is not None and subject.search(candidates[n].description))
+        ),
+        key=lambda n: (-scores[n], n),
+    )
+    return [candidates[n].name for n in ranked][:limit]
+
+
+def _subject(question: str) -> re.Pattern[str] | None:
+    """The question's first key phrase as a whole phrase ("plaud note"), when it has a content
+    word: a community whose titles name it is about the question, however rare its mentions."""
+    core = key_phrases(question, limit=1)[0]
+    if not content_terms(core):
+        return None
+    words = r"[\s-]+".join(re.escape(word) for word in core.split())
+    return re.compile(rf"(?<![\w-]){words}(?![\w-])", re.IGNORECASE)
+
+
 def closest_subreddits(
     kit: LocalKit, question: str, candidates: Sequence[SubredditProfile], k: int
 ) -> list[str]:
-    if not candidates:
+    """The ``topical_subreddits`` of ``question`` (at most ``k``), closest by embedding
+    similarity first; when no candidate shares a word with the question (another language, a
+    product nobody names), the single closest one: never a community with nothing on the topic
+    while another has something, and always at least one."""
+    if not candidates or k < 1:
         return []
     texts = [question] + [f"r/{c.name}: {c.description}" for c in candidates]
     vectors = kit.embedder.embed(texts)
     scores = vectors[1:] @ vectors[0]
-    order = np.argsort(-scores, kind="stable")[:k]
-    return [candidates[int(i)].name for i in order]
+    order = [candidates[int(i)].name for i in np.argsort(-scores, kind="stable")]
+    topical = set(topical_subreddits(question, candidates, len(candidates)))
+    if not topical:
+        return order[:1]
+    return [name for name in order if name in topical][:k]
 
 
-# Communities the formulation may choose from when the source has no archive to profile.
+# Communities the formulation may choose from when the source has no archive to profile. Topics
+# are separated by "; " like an archive profile's titles, and name what is discussed there, so
+# ``topic_scores`` can tell a data-orchestration question from an AI-coding one.
 DEFAULT_SUBREDDITS: tuple[SubredditProfile, ...] = tuple(
     SubredditProfile(name=name, description=description)
     for name, description in (
-        ("homeimprovement", "home repair, renovation, contractors, materials, house projects"),
-        ("diy", "do it yourself projects, building, fixing and making things at home"),
-        ("tools", "power tools, hand tools, drills, impact drivers, battery platforms"),
-        ("woodworking", "woodworking, saws, joinery, finishing, shop setup"),
-        ("gadgets", "consumer electronics, gadgets, recorders, wearables, reviews"),
-        ("productivity", "note taking, meetings, apps and devices for getting things done"),
-        ("chatgptcoding", "AI coding assistants, Cursor, Copilot, LLM tools for programmers"),
-        ("localllama", "running local LLMs, models, quantisation, inference hardware"),
-        ("rag", "retrieval augmented generation, embeddings, vector databases, chunking"),
-        ("dataengineering", "data pipelines, orchestration, Airflow, Dagster, warehouses"),
-        ("programming", "software development, languages, tools and practices"),
-        ("buyitforlife", "durable products that last, recommendations, warranties"),
+        ("homeimprovement", "home repair; renovation; contractors; building materials; house "
+         "projects; drywall, plaster, studs and anchors; flooring; plumbing and electrical"),
+        ("diy", "do it yourself projects; building, fixing and making things at home; mounting "
+         "a TV or shelves; drilling into walls and concrete"),
+        ("tools", "power tools; hand tools; drills and impact drivers; saws; cordless battery "
+         "platforms: DeWalt, Milwaukee, Makita, Ryobi"),
+        ("woodworking", "woodworking; table saws and track saws; joinery; finishing; shop setup"),
+        ("gadgets", "consumer electronics; gadgets; headphones and earbuds: Sony, Bose, Apple; "
+         "voice recorders; wearables; phones, tablets and laptops; battery life; reviews"),
+        ("productivity", "note taking; meetings and meeting notes; transcription and summaries; "
+         "apps and devices for getting things done; Notion, Obsidian; focus and habits"),
+        ("chatgptcoding", "AI coding assistants; Cursor, GitHub Copilot, Claude Code, Aider; "
+         "coding agents; LLM tools for programmers; prompts for code"),
+        ("localllama", "running local LLMs; open models; quantisation; GPUs, VRAM and "
+         "inference hardware; llama.cpp, Ollama, vLLM"),
+        ("rag", "retrieval augmented generation; embeddings and embedding models; vector "
+         "databases; chunking; rerankers; hybrid search"),
+        ("dataengineering", "data pipelines; workflow orchestration and schedulers; Airflow, "
+         "Dagster, Prefect; a DAG, DAG runs, backfills and catchup; dbt; ETL and ELT; data "
+         "warehouses: Snowflake, BigQuery"),
+        ("programming", "software development; programming languages: Python, Rust, Go, Java, "
+         "TypeScript; CLI and libraries; code review; software engineering practices"),
+        ("buyitforlife", "durable products that last; buy it for life recommendations; "
+         "warranties and repairability"),
     )
-)
+)  # fmt: skip
