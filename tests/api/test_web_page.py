@@ -265,18 +265,26 @@ def test_a_question_to_an_expert_and_reddit_shows_progress_answers_and_sources(
         expect(page.locator("#result-meta")).to_contain_text("extractive, not an LLM")
         expect(card).to_contain_text("Extractive summary by the local engine")
         expert_links = hrefs(page, 'article.expert-card[data-expert="desk_gear_weekly"] a')
-        assert expert_links and all(
-            h.startswith("https://t.me/desk_gear_weekly/") for h in expert_links
-        )
-        expect(card.locator("sup.cite a").first).to_be_visible()  # [post:N] became a link
+        outward = [h for h in expert_links if not h.startswith("#")]
+        assert outward and all(h.startswith("https://t.me/desk_gear_weekly/") for h in outward)
+        expect(card.locator("sup.cite a").first).to_be_visible()  # [post:N] became [n] …
+        for href in hrefs(page, 'article.expert-card[data-expert="desk_gear_weekly"] sup.cite a'):
+            assert re.fullmatch(r"#expert-0-src-\d+", href), href  # … into the card's own list
+            expect(card.locator(f"ol.sources li{href}")).to_have_count(1)
 
         community = page.locator("#community")
         expect(community.get_by_role("heading", name="Community Insights")).to_be_visible()
         expect(community).to_contain_text("What the community says")
         expect(community).to_contain_text("Reddit summary")
-        reddit_links = hrefs(page, "#community a")
+        reddit_links = [h for h in hrefs(page, "#community a") if not h.startswith("#")]
         assert len(reddit_links) > 5
         assert all(h.startswith("https://www.reddit.com/r/") for h in reddit_links)
+        expect(community.locator("ol.sources")).to_have_count(1)  # one list for the one answer
+        cites = hrefs(page, "#community sup.cite a")
+        assert cites and all(re.fullmatch(r"#reddit-src-\d+", h) for h in cites)
+        for href in set(cites):  # every [n] leads to its entry in that list
+            expect(community.locator(f"ol.sources {href}")).to_have_count(1)
+        assert not re.search(r"\b(post|comment):", community.inner_text())  # no internal ids
         anchor = community.locator("ol.sources a").first
         assert anchor.get_attribute("target") == "_blank"
         assert anchor.get_attribute("rel") == "noopener noreferrer"
@@ -312,10 +320,10 @@ def test_reddit_only_hides_expert_cards_and_keeps_the_demo_hostile_post_inert(
         expect(page.locator("#expert-answers")).to_be_hidden()
         community = page.locator("#community")
         expect(community).to_be_visible()
-        # The demo archive's hostile post (title and body) is in the answer, as text.
+        # The demo archive's hostile post is in the answer's sources, its title as text (its
+        # body, a question, is no longer quoted as a claim; the crafted results cover bodies).
         text = community.inner_text()
         assert "<img src=x onerror=alert(1)> Plaud NotePin transcript export broken?" in text
-        assert "<script>alert('x')</script>" in text
         assert page.locator("img").count() == 0
         assert page.locator("script").count() == 1  # the page's own app.js (its imports add none)
         screenshot(page, "web-page-reddit-only-phone.png")
@@ -437,6 +445,9 @@ def test_hostile_text_in_every_rendered_field_stays_text_and_no_unsafe_link_exis
             assert blank.nth(index).get_attribute("rel") == "noopener noreferrer"
 
         expect(page.locator(".not-a-link").first).to_contain_text("javascript:alert(1)")
+        expect(page.locator(".sample-banner")).to_have_count(0)  # not sample data
+        # the Reddit block shows the overall status (partial), never a part's own "ok"
+        expect(page.locator("#community .badge-ok")).to_have_count(0)
         expect(page.locator("#progress-list")).to_contain_text(f"searching for {IMG}")
         expect(page.locator("#result-meta")).to_contain_text("partial")
         tab.assert_clean()
@@ -644,7 +655,7 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
 
         summary = page.locator("#community .reddit-summary")
         expect(summary.locator("h3").first).to_have_text("Reddit + YouTube + Amazon summary")
-        cited = summary.locator("ol.sources li")
+        cited = summary.locator("ol.sources > li")
         assert cited.evaluate_all("ns => ns.map(n => n.dataset.kind)") == [
             "reddit",
             "youtube",
@@ -652,7 +663,8 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
         ]
         assert cited.locator(".badge").all_inner_texts() == ["Reddit", "YouTube", "Amazon"]
         expect(cited.nth(1)).to_contain_text(f"Channel {SCRIPT}")  # the channel, not r/…
-        assert hrefs(page, "#community sup.cite a") == [SAFE_THREAD, YT_URL, AMZN_URL]
+        assert hrefs(page, "#community sup.cite a") == [f"#reddit-src-{n}" for n in (1, 2, 3)]
+        assert hrefs(page, "#community ol.sources a") == [SAFE_THREAD, YT_URL, AMZN_URL]
 
         other = page.locator("#other-sources")
         expect(other.get_by_role("heading", name="Other sources")).to_be_visible()
@@ -681,7 +693,7 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
             "[...document.querySelectorAll('*')]"
             ".every(n => [...n.attributes].every(a => !a.name.startsWith('on')))"
         ), "some element has an event-handler attribute"
-        assert all(h.startswith("https://") for h in hrefs(page, "#results a[href]"))
+        assert all(h.startswith(("https://", "#")) for h in hrefs(page, "#results a[href]"))
         screenshot(page, "web-page-other-sources.png")
 
         # YouTube alone, Reddit off: no key on the server, so the one-line skip notice.
@@ -695,6 +707,98 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
         expect(other.locator(".evidence-item")).to_have_count(0)
         expect(other.locator(".source-fetch")).to_have_count(1)
         expect(page.locator("#community")).to_contain_text("The search brought nothing back.")
+        tab.assert_clean()
+        assert tab.outside == []
+
+
+def sample_partial_result() -> ResearchResult:
+    """Sample data; the Reddit parts say ok while the result is partial; a comment is cited
+    together with its thread, another without it."""
+    thread = "https://www.reddit.com/r/gadgets/comments/a1/plaud_after_a_month/"
+    other = "https://www.reddit.com/r/gadgets/comments/b2/other_thread/"
+    synthesis = {
+        "summary": "Owners like it [post:a1][comment:k9]. Some bump the switch [comment:c7].",
+        "hidden_gems": [{"text": "Set gain to high", "sources": [f"{thread}k9/"], "score": 12}],
+        "sources": [
+            {"kind": "thread", "id": "a1", "url": thread, "title": "Plaud after a month"},
+            {"kind": "comment", "id": "k9", "url": f"{thread}k9/", "title": "Plaud after a month"},
+            {"kind": "comment", "id": "c7", "url": f"{other}c7/", "title": "Other thread"},
+        ],
+    }
+    return ResearchResult.model_validate(
+        {
+            "question": "placeholder",
+            "status": "partial",
+            "engine": "local",
+            "sample_data": True,
+            "summary": {
+                "status": "ok",
+                "summary": synthesis["summary"],
+                "highlights": ["Battery lasts [comment:k9] and [post:gone1] vanished."],
+                "sources": [
+                    {"post_id": "a1", "url": thread, "subreddit": "gadgets",
+                     "title": "Plaud after a month"},
+                ],
+                "prompt_version": "v1",
+                "engine": "local",
+            },
+            "reddit_response": {
+                "status": "ok",
+                "engine": "local",
+                "source": "archive",
+                "synthesis": synthesis,
+                "errors": ["r/diy: 503 after 3 retries"],
+            },
+            "timings_ms": {},
+            "usage": {},
+        }
+    )  # fmt: skip
+
+
+def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
+    sources_server: tuple[str, Scripted], browser: Browser
+) -> None:
+    url, scripted = sources_server
+    scripted.results[:] = [sample_partial_result()]
+    with open_tab(browser, url) as tab:
+        page = tab.page
+        expect(page.locator("#expert-list input")).to_have_count(1)
+        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+
+        banner = page.locator("#result-meta .sample-banner")
+        expect(banner).to_contain_text("SAMPLE")
+        expect(banner).to_contain_text("not from real Reddit content")
+        answer = page.locator("#community .reddit-summary")
+        assert banner.bounding_box()["y"] < answer.bounding_box()["y"]  # type: ignore[index]
+
+        # every status badge says the overall "partial"; the parts' own "ok" is not shown
+        expect(page.locator("#results .badge-ok")).to_have_count(0)
+        expect(page.locator("#result-meta .badge-partial")).to_have_count(1)
+        expect(page.locator("#community .card-meta .badge-partial")).to_have_count(2)
+        expect(page.locator("#result-meta")).to_contain_text("r/diy: 503 after 3 retries")
+
+        community = page.locator("#community")
+        expect(community.locator("ol.sources")).to_have_count(1)
+        entries = community.locator("ol.sources > li")
+        expect(entries).to_have_count(2)  # two threads; comments are listed under them
+        expect(entries.nth(0)).to_contain_text("[1]")
+        expect(entries.nth(0).locator(".cited-comments li")).to_have_text(["[2] comment"])
+        expect(entries.nth(1).locator(".src-n")).to_have_text(["[3]"])  # thread not a source
+        sources_text = community.locator("ol.sources").inner_text()
+        assert sources_text.count("Plaud after a month") == 1
+        assert sources_text.count("Other thread") == 1
+        prose = answer.locator(".prose").first.inner_text()
+        assert "Owners like it [1][2]. Some bump the switch [3]." in prose
+        expect(answer).to_contain_text("Battery lasts [2] and vanished.")  # unknown id dropped
+        cites = hrefs(page, "#community sup.cite a")
+        assert cites[:3] == ["#reddit-src-1", "#reddit-src-2", "#reddit-src-3"]
+        assert "#reddit-src-2" in hrefs(page, "#community .source-links a")  # the gem's [2]
+        page.locator("#community sup.cite a").nth(2).click()
+        assert page.evaluate("location.hash") == "#reddit-src-3"
+        assert page.evaluate("document.querySelector(':target').textContent").startswith("[3]")
+        assert not re.search(r"\b(post|comment):", page.locator("#results").inner_text())
         tab.assert_clean()
         assert tab.outside == []
 

@@ -1,39 +1,93 @@
-"""Plain-text rendering of the panel's answers: one block per expert, sources as whole URLs."""
+"""Plain-text rendering of the panel's answers (pure): one block per expert, each with its own
+numbered sources.
+
+An expert's answer cites ``[post:N]`` (its channel's posts); the block numbers them ``[1]``,
+``[2]`` … in reading order and lists them under it, so no internal id reaches a person.
+Comment markers have no link to lead to and are dropped (the quote keeps its author's name).
+A short block keeps the answer's first lines and two quotes per comment section; ``full``
+keeps everything.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from crowdsift.cli.layout import WIDTH, bullet, paragraph
+from crowdsift.core.citations import SourceNumbers
+from crowdsift.pipeline.synthesis.display import refs_in
 from crowdsift.sources.experts.models import ExpertResponse
 
+ANSWER_LINES = 6
+"""Lines (paragraphs or bullets) of an expert's answer a short block keeps."""
+SECTION_ITEMS = 2
+"""Quotes per comment section a short block keeps."""
 
-def render_expert_responses(responses: Sequence[ExpertResponse]) -> str:
-    return "\n\n".join(render_expert(response) for response in responses)
+
+def render_expert_responses(
+    responses: Sequence[ExpertResponse], *, width: int = WIDTH, full: bool = False
+) -> str:
+    return "\n\n".join(render_expert(r, width=width, full=full) for r in responses)
 
 
-def render_expert(response: ExpertResponse) -> str:
-    lines = [
-        f"== {response.expert_id} · status {response.status} · engine {response.engine} · "
-        f"language {response.language}"
-    ]
-    if response.answer:
-        lines += ["", response.answer.strip()]
-    if response.main_sources:
+def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = False) -> str:
+    engine = "local (extractive, not an LLM)" if response.engine == "local" else response.engine
+    lines = paragraph(
+        f"== Expert {response.expert_id} · status {response.status} · engine {engine} · "
+        f"language {response.language}",
+        width,
+    )
+    parts = [p.strip() for p in response.answer.splitlines() if p.strip()]
+    shown = parts if full else parts[:ANSWER_LINES]
+    refs = [ref for part in shown for ref in refs_in(part)]
+    by_key = {f"post:{s.post_id}": s for s in response.main_sources}
+    order = [by_key[ref] for ref in dict.fromkeys(refs) if ref in by_key]
+    if full:
+        order += [s for s in response.main_sources if s not in order]
+    numbers = SourceNumbers()
+    for source in order:
+        numbers.add([f"post:{source.post_id}"], source.url)
+    max_lines = None if full else 3
+    if shown:
+        lines.append("")
+    for part in shown:
+        text = numbers.text(part)
+        if text.startswith(("- ", "* ", "• ")):
+            lines += bullet(text[2:], width, max_lines, mark="-")
+        else:
+            lines += paragraph(text, width, max_lines)
+    if len(parts) > len(shown):
+        lines.append(f"  … {len(parts) - len(shown)} more (--full)")
+    if order:
         lines += ["", "Sources:"]
-        lines += [
-            f"  [post:{s.post_id}] {s.date.date().isoformat()} {s.relevance.value:<7} {s.url}"
-            for s in response.main_sources
-        ]
+        for source in order:
+            number = numbers.add([f"post:{source.post_id}"], source.url)
+            lines.append(
+                f"  [{number}] {source.date.date().isoformat()} {source.relevance.value:<7} "
+                f"{source.url}"
+            )
     for section in response.comment_sections:
-        lines += ["", f"-- {section.title}", section.text.strip()]
+        items = [p.strip() for p in section.text.splitlines() if p.strip()]
+        quotes = [i for i, item in enumerate(items) if item.startswith(("- ", "* ", "• "))]
+        cut = set() if full else set(quotes[SECTION_ITEMS:])
+        kept = [item for i, item in enumerate(items) if i not in cut]
+        lines += ["", f"-- {section.title}"]
+        for item in kept:
+            text = numbers.text(item)
+            if text.startswith(("- ", "* ", "• ")):
+                lines += bullet(text[2:], width, max_lines, mark="-")
+            else:
+                lines += paragraph(text, width, max_lines)
+        if len(items) > len(kept):
+            lines.append(f"  … {len(items) - len(kept)} more (--full)")
     if response.removed_citations:
-        lines += [
-            "",
-            f"removed citations not in the evidence: {', '.join(response.removed_citations)}",
-        ]
-    lines += [f"note: {note}" for note in response.notes]
-    counts = ", ".join(f"{k}={v}" for k, v in response.counts.items())
-    total_ms = sum(response.timings_ms.values())
-    if counts:
-        lines += ["", f"({counts}; {total_ms / 1000:.1f}s)"]
+        lines += paragraph(
+            f"removed citations not in the evidence: {len(response.removed_citations)}", width
+        )
+    for note in response.notes:
+        lines += paragraph(f"note: {note}", width)
+    if full:
+        counts = ", ".join(f"{k}={v}" for k, v in response.counts.items())
+        total_ms = sum(response.timings_ms.values())
+        if counts:
+            lines += ["", *paragraph(f"({counts}; {total_ms / 1000:.1f}s)", width)]
     return "\n".join(lines)

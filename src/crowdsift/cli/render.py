@@ -1,44 +1,103 @@
-"""Plain-text rendering of an answer for the terminal (pure): one answer, numbered citations.
+"""Plain-text rendering of an answer for the terminal (pure): one answer, short by default.
 
-The answer is shown once: the summary, highlights and cautions, then the staff-engineer
-sections that have content, then one numbered source list. Stored ``[post:ID]`` /
-``[comment:ID]`` markers become ``[n]`` from that list (``crowdsift.pipeline.synthesis.display``),
-so no internal id reaches a person. The footer says which engine wrote the answer and, for the
-local engine, that it is extractive (sentences quoted from the evidence), not an LLM.
-``render_research`` adds the Reddit run's counts and one block per expert.
+The answer is shown once, in this order: the direct answer (the summary's first sentences),
+highlights and cautions, the staff-engineer sections that have content, then one numbered
+source list (``crowdsift.pipeline.synthesis.display``: each source once, a comment under its
+thread). Stored ``[post:ID]`` / ``[comment:ID]`` markers become ``[n]``, so no internal id
+reaches a person. By default a Reddit answer fits ``SHORT_LINES`` lines of ``WIDTH`` columns
+(URLs stay whole on lines of their own): items are dropped, lowest priority first, until it
+does; ``full=True`` (``ask --full``) prints everything. The footer names the engine (the local
+one is extractive, not an LLM), the source, the overall status with its reason, and the time.
 """
 
 from __future__ import annotations
 
-import textwrap
-
 from crowdsift.cli.experts_render import render_expert_responses
-from crowdsift.cli.sidecar_render import render_reddit_response, render_sections
-from crowdsift.core.citations import SourceNumbers, number_citations
+from crowdsift.cli.layout import WIDTH, bullet, paragraph, source_lines
+from crowdsift.cli.sidecar_render import Sections, render_sections, run_lines
+from crowdsift.core.citations import number_citations
+from crowdsift.core.sentences import truncate_words
 from crowdsift.engines.base import Usage
+from crowdsift.pipeline.reddit.models import SidecarSynthesis
 from crowdsift.pipeline.result import ResearchResult
-from crowdsift.pipeline.synthesis.display import numbered_sources
+from crowdsift.pipeline.synthesis.display import (
+    opening_sentences,
+    refs_in,
+    source_list,
+    thin_citations,
+)
 
-__all__ = ["number_citations", "render_answer", "render_research", "render_source_fetches"]
+__all__ = [
+    "SHORT_LINES",
+    "WIDTH",
+    "number_citations",
+    "render_answer",
+    "render_research",
+    "render_source_fetches",
+    "status_reason",
+]
+
+SHORT_LINES = 50
+"""The most lines a short Reddit answer takes, footer included."""
+SHORT_CAPS = {
+    "sentences": 3,
+    "highlights": 4,
+    "cautions": 3,
+    "gems": 3,
+    "minority": 2,
+    "pivots": 2,
+    "rows": 4,
+}
+"""What a short answer shows at most of each part, before fitting it to ``SHORT_LINES``."""
+_DROP_ORDER = ("rows", "minority", "pivots", "gems", "cautions", "highlights", "sentences")
+"""Lowest priority first: a part loses its items before the next one does."""
+_FLOORS = (
+    {"rows": 1, "minority": 1, "pivots": 1, "gems": 1, "cautions": 2, "highlights": 2},
+    {"rows": 0, "minority": 0, "pivots": 0, "cautions": 1, "highlights": 1, "sentences": 2},
+    {"gems": 0, "cautions": 0, "sentences": 1},
+    {"highlights": 0},
+)
+"""How far each part shrinks in each round; later rounds start when earlier ones did not fit."""
+SECTION_CITES = 2
+"""Citations a sentence or claim of a short answer keeps (the first ones; ``--full`` has all)."""
+ITEM_LINES = 3
+"""Lines a bullet of a short answer may take (its prose is cut with "…", citations kept)."""
 
 
-def render_research(result: ResearchResult, *, width: int = 88) -> str:
-    """Everything a research run found: the Reddit answer, the sidecar's read, the experts."""
-    blocks: list[str] = []
-    if result.summary is not None:
-        blocks.append(render_answer(result, width=width))
-    if result.reddit_response is not None:
-        shown = result.summary is not None  # the answer above holds its sections
-        blocks.append(
-            render_reddit_response(result.reddit_response, width=width, sections=not shown)
-        )
-    if result.expert_responses:
-        blocks.append(render_expert_responses(result.expert_responses))
+def render_research(result: ResearchResult, *, width: int = WIDTH, full: bool = False) -> str:
+    """Everything a research run found, as a person reads it."""
+    head = _banner(result)
+    tail: list[str] = []
     if result.source_fetches:
-        blocks.append(render_source_fetches(result))
-    if result.summary is None:
-        blocks.append(_footer(result))
-    return "\n\n".join(blocks)
+        tail += ["", *render_source_fetches(result).splitlines()]
+    tail += ["", *footer_lines(result, width, full=full)]
+    room = SHORT_LINES - (len(head) + 1 if head else 0) - len(tail)  # + the blank line
+    blocks = [_answer(result, width, full=full, room=room)]
+    if full and result.reddit_response is not None:
+        blocks.append(run_lines(result.reddit_response, width))
+    if result.expert_responses:
+        experts = render_expert_responses(result.expert_responses, width=width, full=full)
+        blocks.append(experts.splitlines())
+    lines = head[:]
+    for block in blocks:
+        if block:
+            lines += ["", *block] if lines else block
+    return "\n".join(lines + tail)
+
+
+def render_answer(result: ResearchResult, *, width: int = WIDTH, full: bool = False) -> str:
+    """The Reddit answer and the footer."""
+    footer = footer_lines(result, width, full=full)
+    body = _answer(result, width, full=full, room=SHORT_LINES - len(footer) - 1)
+    return "\n".join([*body, "", *footer] if body else footer)
+
+
+def _banner(result: ResearchResult) -> list[str]:
+    if not result.sample_data:
+        return []
+    return [
+        "SAMPLE DATA: this answer comes from the bundled sample archive, not real Reddit posts."
+    ]
 
 
 def render_source_fetches(result: ResearchResult) -> str:
@@ -60,62 +119,179 @@ def render_source_fetches(result: ResearchResult) -> str:
     return "\n".join(lines)
 
 
-def render_answer(result: ResearchResult, *, width: int = 88) -> str:
-    summary = result.summary
-    if summary is None:
-        return _footer(result)
-    synthesis = result.reddit_response.synthesis if result.reddit_response else None
-    numbers, listed = numbered_sources(summary, synthesis)
-    lines: list[str] = []
-    body = numbers.text(summary.summary) or "(no summary)"
-    lines += textwrap.wrap(body, width) or [body]
-    for title, items in (("Highlights", summary.highlights), ("Cautions", summary.cautions)):
+# --- the answer -----------------------------------------------------------------------------
+
+
+def _answer(result: ResearchResult, width: int, *, full: bool, room: int) -> list[str]:
+    """The Reddit answer; short ones lose items, lowest priority first, until ``room`` fits."""
+    if result.summary is None and _synthesis(result) is None:
+        searched = result.fetch is not None or result.reddit_response is not None
+        return ["No answer from Reddit (see the status below)."] if searched else []
+    if full:
+        return _compose(result, None, width)
+    caps = {**SHORT_CAPS, "cites": SECTION_CITES}
+    lines = _compose(result, caps, width)
+    floor = {"sentences": SHORT_CAPS["sentences"]}  # the direct answer shrinks last
+    for round_floors in _FLOORS:
+        floor.update(round_floors)
+        for part in _DROP_ORDER:
+            while len(lines) > room and _shown_counts(result, caps)[part] > floor.get(part, 0):
+                caps[part] = _shown_counts(result, caps)[part] - 1
+                lines = _compose(result, caps, width)
+    return lines
+
+
+def _synthesis(result: ResearchResult) -> SidecarSynthesis | None:
+    return result.reddit_response.synthesis if result.reddit_response else None
+
+
+def _shown_counts(result: ResearchResult, caps: dict[str, int]) -> dict[str, int]:
+    summary, synthesis = result.summary, _synthesis(result)
+    text = summary.summary if summary else synthesis.summary if synthesis else ""
+    available = {
+        "sentences": opening_sentences(text, None)[1],
+        "highlights": len(summary.highlights) if summary else 0,
+        "cautions": len(summary.cautions) if summary else 0,
+        "gems": len(synthesis.hidden_gems) if synthesis else 0,
+        "minority": len(synthesis.minority_report) if synthesis else 0,
+        "pivots": len(synthesis.pivot_alerts) if synthesis else 0,
+        "rows": len(synthesis.comparison_table) if synthesis else 0,
+    }
+    return {name: min(caps[name], count) for name, count in available.items()}
+
+
+def _compose(result: ResearchResult, caps: dict[str, int] | None, width: int) -> list[str]:
+    """The answer with at most ``caps`` of each part (everything when None)."""
+    summary, synthesis = result.summary, _synthesis(result)
+    text = summary.summary if summary else synthesis.summary if synthesis else ""
+    limit = caps or {}
+    opening, total = opening_sentences(text, limit.get("sentences"))
+    highlights = (summary.highlights if summary else [])[: limit.get("highlights")]
+    cautions = (summary.cautions if summary else [])[: limit.get("cautions")]
+    if caps is not None:
+        opening = thin_citations(opening, caps["cites"])
+        highlights = [thin_citations(item, caps["cites"]) for item in highlights]
+        cautions = [thin_citations(item, caps["cites"]) for item in cautions]
+    sections = Sections.of(synthesis, caps, details=caps is None)
+    refs = refs_in(text if caps is None else opening)
+    for item in [*highlights, *cautions]:
+        refs += refs_in(item)
+    listing = source_list(summary, synthesis, [*refs, *sections.refs()], complete=caps is None)
+    numbers = listing.numbers
+    max_lines = ITEM_LINES if caps is not None else None
+    if caps is None:  # everything, paragraphs and the engine's own bullets kept
+        lines = [
+            line for part in text.splitlines() if part.strip()
+            for line in paragraph(numbers.text(part), width)
+        ]  # fmt: skip
+    else:
+        lines = paragraph(numbers.text(opening), width)
+    lines = lines or ["(no answer)"]
+    for title, items in (("Highlights", highlights), ("Cautions", cautions)):
         if items:
             lines += ["", f"{title}:"]
             for item in items:
-                lines += _bullet(numbers, item, width)
+                lines += bullet(numbers.text(item), width, max_lines)
+    lines += render_sections(sections, numbers, width, max_lines)
+    lines += source_lines(listing, width)
+    if caps is not None:
+        lines += _more(result, caps, total, listing.available - listing.count)
+    return lines
+
+
+def _more(result: ResearchResult, caps: dict[str, int], sentences: int, sources: int) -> list[str]:
+    """One line saying what ``--full`` adds, when the short answer left something out."""
+    shown = _shown_counts(result, caps)
+    summary, synthesis = result.summary, _synthesis(result)
+    items = len(summary.highlights) + len(summary.cautions) if summary else 0
     if synthesis is not None:
-        lines += render_sections(synthesis, numbers, width)
-    if listed:
-        lines += ["", "Sources:"]
-        for source in listed:
-            lines.append(f"  [{source.number}] {source.label}")
-            lines.append(f"      {source.url}")
-    lines += ["", _footer(result)]
-    return "\n".join(lines)
+        items += len(synthesis.hidden_gems) + len(synthesis.minority_report)
+        items += len(synthesis.pivot_alerts) + len(synthesis.comparison_table)
+    more_items = items - sum(v for k, v in shown.items() if k != "sentences")
+    more_sentences = sentences - shown["sentences"]
+    parts = [
+        f"{n} more {word}{'' if n == 1 else 's'}"
+        for n, word in ((more_sentences, "sentence"), (more_items, "point"), (sources, "source"))
+        if n > 0
+    ]
+    return ["", f"(--full shows everything: {', '.join(parts)})"] if parts else []
 
 
-def _bullet(numbers: SourceNumbers, text: str, width: int) -> list[str]:
-    return textwrap.wrap(
-        numbers.text(text), width, initial_indent="  • ", subsequent_indent="    "
-    ) or ["  •"]
+# --- the footer -----------------------------------------------------------------------------
 
 
-def _footer(result: ResearchResult) -> str:
-    engine = (
-        "local (extractive: sentences quoted from the evidence, not an LLM)"
-        if result.engine == "local"
-        else f"{result.engine} ({result.usage.calls} LLM calls, "
-        f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens, "
-        f"{_cost(result.usage)})"
-    )
+def footer_lines(result: ResearchResult, width: int, *, full: bool = False) -> list[str]:
+    """Engine, source and time; then the overall status (with its reason) and what was read."""
+    if result.engine == "local":
+        engine = "local (extractive quotes, not an LLM)"
+    else:
+        usage = result.usage
+        engine = (
+            f"{result.engine} ({usage.calls} LLM calls, {usage.prompt_tokens}+"
+            f"{usage.completion_tokens} tokens, {_cost(usage)})"
+        )
     fetch = result.fetch
-    status = "" if result.status == "ok" else f" · status {result.status}"
-    reason = f" ({result.summary.reason})" if result.summary and result.summary.reason else ""
-    found = (
-        f"{fetch.posts_relevant} relevant posts of {fetch.posts_accepted} from {fetch.source}"
-        if fetch is not None
-        else f"{len(result.expert_responses)} experts, Reddit not searched"
-    )
+    source = fetch.source if fetch is not None else None
+    if source is None and result.reddit_response is not None:
+        source = result.reddit_response.source
+    where = f"source: {source}" if source else "Reddit not searched"
+    if result.sample_data:
+        where += " (SAMPLE data)"
     seconds = result.timings_ms.get("total", 0) / 1000
-    line = f"engine: {engine} · {found} · {seconds:.1f} s{status}{reason}"
+    lines = paragraph(f"engine: {engine} · {where} · {seconds:.1f} s", width)
+    status = f"status: {result.status}"
+    if result.status != "ok":
+        status += f" ({status_reason(result)})"
+    if fetch is not None:
+        read = f" · {fetch.posts_relevant} relevant posts of {fetch.posts_accepted}"
+    elif result.expert_responses:
+        read = f" · {len(result.expert_responses)} experts"
+    else:
+        read = ""
+    if full:
+        lines += paragraph(status + read, width)
+    else:
+        lines.append(truncate_words(status, width - len(read)) + read)
     usage = result.usage
     if usage.budget_exhausted:
-        line += (
-            f"\nbudget: ${usage.budget_usd:g} reached; {usage.calls_skipped} LLM calls skipped "
-            "(raise --budget-usd for a fuller answer)"
+        lines += paragraph(
+            f"budget: ${usage.budget_usd:g} reached; {usage.calls_skipped} LLM calls skipped "
+            "(raise --budget-usd for a fuller answer)",
+            width,
         )
-    return line
+    return lines
+
+
+def status_reason(result: ResearchResult) -> str:
+    """Why the overall status is not ok, in a few words: the result's own reason when it has
+    one, else what the parts report (the answer's reason, failed searches, experts, sources)."""
+    own = getattr(result, "reason", None)
+    if isinstance(own, str) and own:
+        return own
+    reasons: list[str] = []
+    if result.summary is not None and result.summary.reason:
+        reasons.append(result.summary.reason)
+    response = result.reddit_response
+    if response is not None:
+        if response.timed_out:
+            reasons.append("the Reddit search ran out of time")
+        reasons += response.errors
+    if result.fetch is not None:
+        reasons += result.fetch.errors
+    for expert in result.expert_responses:
+        if expert.status not in ("ok", "no_results"):
+            note = f": {expert.notes[0]}" if expert.notes else ""
+            reasons.append(f"expert {expert.expert_id} {expert.status}{note}")
+    for fetched in result.source_fetches:
+        if fetched.errors:
+            reasons.append(f"{fetched.kind} failed: {fetched.errors[0]}")
+    if result.usage.budget_exhausted:
+        reasons.append("the LLM budget ran out")
+    unique = list(dict.fromkeys(r.strip() for r in reasons if r.strip()))
+    if not unique:
+        return "a part of the run did not finish; --json has the details"
+    extra = f"; and {len(unique) - 3} more" if len(unique) > 3 else ""
+    return "; ".join(unique[:3]) + extra
 
 
 def _cost(usage: Usage) -> str:

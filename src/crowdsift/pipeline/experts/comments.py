@@ -30,7 +30,8 @@ from pydantic import BaseModel, Field
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError, EngineOutputError
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import content_words, truncate_words
+from crowdsift.core.sentences import truncate_words
+from crowdsift.core.text import content_words
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,

@@ -51,7 +51,8 @@ from crowdsift.core.errors import (
     EngineTransportError,
 )
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import blend_weights, content_terms, truncate_words
+from crowdsift.core.sentences import truncate_words
+from crowdsift.core.text import blend_weights, content_terms
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,

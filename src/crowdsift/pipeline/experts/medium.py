@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, field_validator
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import truncate_words
+from crowdsift.core.sentences import truncate_words
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage
 from crowdsift.pipeline.experts.map import local_scores, posts_message
 from crowdsift.sources.experts.models import ExpertPost, ScoredPost

@@ -32,14 +32,8 @@ from pydantic import BaseModel, Field
 from crowdsift.core.citations import remove_foreign, strip_quoted_citations
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import (
-    blend_weights,
-    content_terms,
-    sanitize_escapes,
-    split_sentences,
-    truncate_words,
-    url_key,
-)
+from crowdsift.core.sentences import split_sentences, truncate_words
+from crowdsift.core.text import blend_weights, content_terms, sanitize_escapes, url_key
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 from crowdsift.engines.embedding import Embedder
 from crowdsift.pipeline.synthesis.extractive import MIN_SENTENCE_CHARS, mmr_select

@@ -31,7 +31,8 @@ from crowdsift.core.citations import remove_foreign, strip_quoted_citations
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import language_name, truncate_words
+from crowdsift.core.sentences import truncate_words
+from crowdsift.core.text import language_name
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,
