@@ -190,3 +190,10 @@ def test_a_community_naming_the_questions_subject_is_on_topic_however_rarely() -
     assert scores[1] < TOPIC_SHARE * scores[0] and scores[2] < TOPIC_SHARE * scores[0]
     # … but only r/productivity names "Plaud Note", the question's subject
     assert topical_subreddits(question, profiles, 3) == ["gadgets", "productivity"]
+
+
+def test_contractions_are_stop_words_and_possessives_are_their_names() -> None:
+    terms = key_phrases("Tapcon screws spin in my block wall. What's going wrong?")
+    assert "what's" not in terms and terms[0] == "tapcon screws"
+    assert key_phrases("I'm stuck: Dagster's assets or Airflow DAGs?")[0] == "dagster"
+    assert not any("'" in term for term in key_phrases("Don't know: it's the NotePin, isn't it?"))

@@ -10,6 +10,7 @@ from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
     build_plan,
     build_queries,
+    head_words,
     or_term,
     plan_queries,
     quote_phrase,
@@ -53,9 +54,16 @@ def test_or_term_quotes_phrases_and_takes_four_keywords() -> None:
 def test_targeted_is_one_combined_query() -> None:
     [query] = targeted(_analysis(), CONFIG)
     assert query.strategy == "targeted"
-    assert query.term == '"home assistant" OR "raspberry pi" OR zigbee OR hass'
+    assert query.term == '"home assistant" OR "raspberry pi" OR zigbee OR hass OR raspberry'
     assert query.subreddits == ["homeassistant", "raspberry_pi"]
     assert (query.sort, query.time_filter) == ("relevance", "month")
+
+
+def test_head_words_widen_the_targeted_search_to_the_phrases_first_words() -> None:
+    """A thread titled "Tapcons keep spinning" never says "tapcon screws"."""
+    assert head_words(["tapcon screws", "concrete block", "block wall"]) == ["tapcon", "concrete"]
+    assert head_words(["home assistant", "zigbee", "plaud.ai app"]) == []  # short, single, odd
+    assert head_words(['"noise cancelling" headphones', "noise floor"]) == ["noise"]
 
 
 def test_ai_intent_one_query_each_capped() -> None:

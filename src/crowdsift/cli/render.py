@@ -135,10 +135,17 @@ def _answer(result: ResearchResult, width: int, *, full: bool, room: int) -> lis
     for round_floors in _FLOORS:
         floor.update(round_floors)
         for part in _DROP_ORDER:
-            while len(lines) > room and _shown_counts(result, caps)[part] > floor.get(part, 0):
+            while _rows(lines, width) > room and _shown_counts(result, caps)[part] > floor.get(
+                part, 0
+            ):
                 caps[part] = _shown_counts(result, caps)[part] - 1
                 lines = _compose(result, caps, width)
     return lines
+
+
+def _rows(lines: list[str], width: int) -> int:
+    """Terminal rows the lines take: a lone URL longer than the width wraps onto more."""
+    return sum(max(1, -(-len(line) // width)) for line in lines)
 
 
 def _synthesis(result: ResearchResult) -> SidecarSynthesis | None:

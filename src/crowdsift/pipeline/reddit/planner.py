@@ -55,12 +55,12 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     ("Plaud Note" → "plaud note", "plaud"). Content phrases are runs of other non-stopwords
     ("voice recorder"). Bare numbers (years, prices) are never terms.
     """
-    words = _WORD.findall(question)
+    words = [_without_possessive(w) for w in _WORD.findall(question)]
     products: list[str] = []
     name: list[str] = []
     for index, word in enumerate([*words, "."]):
         starts_name = index == 0 and len(words) > 1 and _is_product_word(words[1], 1)
-        if starts_name and (not word[:1].isupper() or word.lower() in STOPWORDS):
+        if starts_name and (not word[:1].isupper() or _is_stopword(word.lower())):
             starts_name = False  # "Is Prefect …", "My Plaud …": the name starts after it
         if _is_product_word(word, index) or starts_name:
             name.append(word)
@@ -74,7 +74,7 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     run: list[str] = []
     for word in [*words, "."]:
         lowered = word.lower()
-        if lowered in STOPWORDS or lowered in taken or lowered.isdigit() or lowered == ".":
+        if _is_stopword(lowered) or lowered in taken or lowered.isdigit() or lowered == ".":
             phrases += [f"{a} {b}" for a, b in itertools.pairwise(run)]
             singles += [w for w in run if len(w) > 3]
             run = []
@@ -84,9 +84,25 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     return ordered[:limit] or [question.strip()[:60]]
 
 
+def _is_stopword(lowered: str) -> bool:
+    """A stop word, also contracted: "what's", "don't", "i'm" are as empty as "what"."""
+    if lowered in STOPWORDS:
+        return True
+    base = lowered.replace("’", "'").split("'", 1)[0]
+    return base != lowered and (base in STOPWORDS or len(base) <= 2)
+
+
+def _without_possessive(word: str) -> str:
+    """ "Dagster's" → "Dagster" (a name's possessive is the name); "what's" stays a stop word."""
+    lowered = word.lower().replace("’", "'")
+    if lowered.endswith("'s") and not _is_stopword(lowered):
+        return word[:-2]
+    return word
+
+
 def _is_product_word(word: str, index: int) -> bool:
     lowered = word.lower()
-    if lowered in STOPWORDS or lowered.isdigit() or not any(ch.isalpha() for ch in word):
+    if _is_stopword(lowered) or lowered.isdigit() or not any(ch.isalpha() for ch in word):
         return False
     distinctive = any(ch.isdigit() or ch in ".-+" for ch in word)
     camel = word[1:] != word[1:].lower()

@@ -47,9 +47,33 @@ def or_term(keywords: list[str]) -> str:
     return " OR ".join(dict.fromkeys(p for p in parts if p))
 
 
+MAX_HEAD_WORDS = 2
+"""Single words the targeted search adds beside its phrases (see ``head_words``)."""
+
+
+def head_words(keywords: list[str]) -> list[str]:
+    """The first word of each of the first keyword phrases, when it is a plain word of 5+
+    letters: a thread titled "Tapcons keep spinning" never says "tapcon screws", and the
+    relevance gate, not the search, is what keeps a broad search on topic."""
+    heads: list[str] = []
+    for keyword in keywords[:MAX_TARGETED_KEYWORDS]:
+        words = keyword.replace('"', " ").split()
+        if len(words) > 1 and words[0].isalpha() and len(words[0]) >= 5:
+            heads.append(words[0].lower())
+    return list(dict.fromkeys(heads))[:MAX_HEAD_WORDS]
+
+
 def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
-    """One search: any of the keywords, in all chosen subreddits."""
+    """One search: any of the keywords, or the head word of the first ones, in all chosen
+    subreddits."""
     term = or_term(analysis.keywords)
+    extra = [
+        w
+        for w in head_words(analysis.keywords)
+        if w not in analysis.keywords[:MAX_TARGETED_KEYWORDS]
+    ]
+    if term and extra:
+        term = " OR ".join([term, *extra])
     return [_query("targeted", term, analysis, config)] if term else []
 
 

@@ -57,8 +57,35 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+_ALPHA_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _loose(word: str) -> str:
+    """A plain word of 4+ letters as a prefix of its stem, so "tapcon" finds "Tapcons" and
+    "anchors" finds "anchor" (the index has no stemmer); anything else exactly."""
+    if not _ALPHA_WORD.fullmatch(word):
+        return _quote(word)
+    lowered = word.lower()
+    if len(lowered) >= 5 and lowered.endswith("s") and not lowered.endswith("ss"):
+        word = word[:-1]
+    return _quote(word) + "*"
+
+
+def _phrase(text: str) -> str:
+    """A quoted phrase of plain words as those words within one token of each other, each
+    loose; a phrase with other tokens ("plaud.ai app", "WH-1000XM5") exactly as written."""
+    words = text.split()
+    if len(words) < 2 or not all(_ALPHA_WORD.fullmatch(w) or w.isalpha() for w in words):
+        return _loose(text) if len(words) == 1 else _quote(text)
+    return "NEAR(" + " ".join(_loose(w) for w in words) + ", 1)"
+
+
 def build_match(term: str) -> str | None:
-    """The user's search term as a safe FTS5 expression over title and body; None if empty."""
+    """The user's search term as a safe FTS5 expression over title and body; None if empty.
+
+    Words are ANDed, a literal upper-case ``OR`` separates alternatives, and plain words match
+    loosely (``_loose``: plural or singular); punctuated words (versions, model numbers,
+    domains) match exactly."""
     groups: list[list[str]] = [[]]
     # FTS5's parser ends a string at NUL ("unterminated string"): NUL separates words instead.
     for match in _TOKEN.finditer(term.replace("\x00", " ")):
@@ -71,7 +98,7 @@ def build_match(term: str) -> str | None:
         text = phrase if phrase is not None else word
         if not any(ch.isalnum() for ch in text):
             continue
-        groups[-1].append(_quote(text))
+        groups[-1].append(_phrase(text) if phrase is not None else _loose(text))
     clauses = [" AND ".join(group) for group in groups if group]
     if not clauses:
         return None
