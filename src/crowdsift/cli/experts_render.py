@@ -49,12 +49,7 @@ def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = 
     max_lines = None if full else 3
     if shown:
         lines.append("")
-    for part in shown:
-        text = numbers.text(part)
-        if text.startswith(("- ", "* ", "• ")):
-            lines += bullet(text[2:], width, max_lines, mark="-")
-        else:
-            lines += paragraph(text, width, max_lines)
+    lines += _items(shown, numbers, width, max_lines)
     if len(parts) > len(shown):
         lines.append(f"  … {len(parts) - len(shown)} more (--full)")
     if order:
@@ -71,12 +66,7 @@ def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = 
         cut = set() if full else set(quotes[SECTION_ITEMS:])
         kept = [item for i, item in enumerate(items) if i not in cut]
         lines += ["", f"-- {section.title}"]
-        for item in kept:
-            text = numbers.text(item)
-            if text.startswith(("- ", "* ", "• ")):
-                lines += bullet(text[2:], width, max_lines, mark="-")
-            else:
-                lines += paragraph(text, width, max_lines)
+        lines += _items(kept, numbers, width, max_lines)
         if len(items) > len(kept):
             lines.append(f"  … {len(items) - len(kept)} more (--full)")
     if response.removed_citations:
@@ -91,3 +81,18 @@ def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = 
         if counts:
             lines += ["", *paragraph(f"({counts}; {total_ms / 1000:.1f}s)", width)]
     return "\n".join(lines)
+
+
+def _items(
+    parts: list[str], numbers: SourceNumbers, width: int, max_lines: int | None
+) -> list[str]:
+    """Answer lines and quoted items as the terminal shows them: "- " items as bullets, the
+    rest as wrapped paragraphs, citations numbered."""
+    lines: list[str] = []
+    for part in parts:
+        text = numbers.text(part)
+        if text.startswith(("- ", "* ", "• ")):
+            lines += bullet(text[2:], width, max_lines, mark="-")
+        else:
+            lines += paragraph(text, width, max_lines)
+    return lines
