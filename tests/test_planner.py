@@ -197,3 +197,4 @@ def test_contractions_are_stop_words_and_possessives_are_their_names() -> None:
     assert "what's" not in terms and terms[0] == "tapcon screws"
     assert key_phrases("I'm stuck: Dagster's assets or Airflow DAGs?")[0] == "dagster"
     assert not any("'" in term for term in key_phrases("Don't know: it's the NotePin, isn't it?"))
+    assert "o'neill" in " ".join(key_phrases("Is the O'Neill wetsuit warm enough for winter?"))

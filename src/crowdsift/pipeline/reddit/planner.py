@@ -84,12 +84,19 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     return ordered[:limit] or [question.strip()[:60]]
 
 
+_CONTRACTED = ("'s", "'m", "'re", "'ve", "'ll", "'d")
+
+
 def _is_stopword(lowered: str) -> bool:
-    """A stop word, also contracted: "what's", "don't", "i'm" are as empty as "what"."""
+    """A stop word, also contracted: "what's", "i'm", "don't" are as empty as "what"; a name
+    with an apostrophe ("o'neill") is not."""
     if lowered in STOPWORDS:
         return True
-    base = lowered.replace("’", "'").split("'", 1)[0]
-    return base != lowered and (base in STOPWORDS or len(base) <= 2)
+    word = lowered.replace("’", "'")
+    if word.endswith("n't"):
+        return True
+    suffix = next((s for s in _CONTRACTED if word.endswith(s)), None)
+    return suffix is not None and word[: -len(suffix)] in STOPWORDS
 
 
 def _without_possessive(word: str) -> str:
