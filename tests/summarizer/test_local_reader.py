@@ -210,6 +210,10 @@ def test_instructions_fixes_and_risks() -> None:
     assert is_risk("Mine broke after two weeks and I returned it.")
     assert not is_risk("It has never died during a meeting.")
     assert not is_instruction("We run 600 DAGs on Airflow with a 2-person platform team.")
+    # trade nouns VADER reads as slang ("screws", "lags") are not risks
+    assert not is_risk("Short version: drill for drilling, impact for long screws and lags.")
+    assert not is_risk("For lags into a ledger, pre-drill a 1/4 inch pilot through the block.")
+    assert is_risk("The lag screws broke and the ledger pulled away.")
 
 
 # --- stance ------------------------------------------------------------------------------------
@@ -229,6 +233,7 @@ def test_instructions_fixes_and_risks() -> None:
         ("Prefect is great until you need custom retries.", "caveat"),
         ("Dagster is nicer to develop in, but on-call got harder.", "caveat"),
         ("We run 600 DAGs on Airflow with a 2-person platform team.", "neutral"),
+        ("Impact for long screws and lags, drill for concrete block.", "neutral"),
     ],
 )
 def test_stance_reads_negation_idioms_and_contrast(sentence: str, polarity: str) -> None:

@@ -47,6 +47,10 @@ _WORD_VALENCE = {
     "bloated": -1.5, "footgun": -2.0, "footguns": -2.0, "unfounded": 0.0, "overblown": 0.0,
     # words VADER reads as praise that Reddit mostly uses otherwise ("by hand", "looks like")
     "hand": 0.0, "like": 0.0,
+    # hardware and trade nouns VADER reads as slang ("screws someone", "lags", "cuts", "blocks"):
+    # "pre-drill the lags", "a 45 degree cut", "concrete block", "a P-trap" say nothing bad
+    "screw": 0.0, "screws": 0.0, "lag": 0.0, "lags": 0.0, "cut": 0.0, "cuts": 0.0,
+    "block": 0.0, "blocks": 0.0, "trap": 0.0, "traps": 0.0,
 }  # fmt: skip
 _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), token)
