@@ -54,3 +54,9 @@ def test_quotes_lose_every_marker_their_author_typed() -> None:
     quote = "It works [post:ok1] [3], see post:ab12 and [t1_xyz] [yt-abc_1]."
     assert strip_quoted_citations(quote) == "It works, see and."
     assert remove_markers("Claim [post:a] and [comment:b-c].") == "Claim and."
+
+
+def test_adjacent_citations_read_in_ascending_order_each_once() -> None:
+    numbers = {"comment:a": 1, "comment:b": 2, "post:c": 3}
+    assert number_citations("A [comment:b][comment:a] B.", numbers) == "A [1][2] B."
+    assert number_citations("A [post:c, comment:b][comment:b].", numbers) == "A [2][3]."

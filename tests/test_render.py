@@ -156,7 +156,7 @@ def test_a_long_answer_keeps_four_cut_takeaways_and_the_direct_answer_first() ->
     bullets = text.split("Highlights:")[1].split("\n\n")[0].split("  • ")[1:]
     assert 1 <= len(bullets) <= 4  # at most four takeaways …
     assert all(
-        b.count("\n") <= 3 and "… [2][1]." in b for b in bullets
+        b.count("\n") <= 3 and "… [1][2]." in b for b in bullets
     )  # … of ≤ 3 lines, 2 of 3 cites
     assert "(--full shows everything:" in text and "more points" in text
 
@@ -213,7 +213,7 @@ def test_each_expert_block_numbers_its_own_sources() -> None:
     result = _result().model_copy(update={"expert_responses": [expert]})
     text = render_research(result)
     block = text[text.index("== Expert desk") :]
-    assert "- Buy it [1]" in block and "- Or not [2][1]" in block
+    assert "- Buy it [1]" in block and "- Or not [1][2]" in block
     assert "  [1] 2026-01-02 MEDIUM  https://t.me/desk/13" in block
     assert "  [2] 2026-01-02 HIGH    https://t.me/desk/50" in block
     assert "post:" not in text

@@ -188,8 +188,17 @@ class SourceNumbers:
         numbered = MARKER_GROUP.sub(replace, text)
         numbered = re.sub(r"(?<=[^\s\]])(?=\[\d+\])", " ", numbered)
         numbered = re.sub(r"(\[\d+\])[ \t]+(?=\[\d+\])", r"\1", numbered)
-        numbered = re.sub(r"(\[\d+\])(?:\1)+", r"\1", numbered)
+        numbered = _RUN.sub(_in_order, numbered)  # "[12][3][12]" reads "[3][12]"
         return tidy(numbered)
+
+
+_RUN = re.compile(r"(?:\[\d+\])+")
+
+
+def _in_order(run: re.Match[str]) -> str:
+    """A run of adjacent ``[n]`` markers, each number once, ascending."""
+    numbers = sorted({int(n) for n in re.findall(r"\d+", run.group(0))})
+    return "".join(f"[{n}]" for n in numbers)
 
 
 def numbers_for(entries: Iterable[tuple[Iterable[str], str]]) -> SourceNumbers:
