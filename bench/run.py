@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from figures import Figure, table
+
 HERE = Path(__file__).parent
 BENCHES = {
     "filtering": "bench_filtering.py",
@@ -41,10 +43,17 @@ def main(names: list[str]) -> int:
     if unknown:
         print(f"unknown benchmark(s) {unknown}; choose from {list(BENCHES)}", file=sys.stderr)
         return 2
+    figures: list[Figure] = []
     for name in names or list(BENCHES):
         print(f"== {name}", flush=True)
-        _load(BENCHES[name])()
-    return 0
+        result = _load(BENCHES[name])()
+        figures.extend(result.get("figures", []) if isinstance(result, dict) else [])
+    if figures:
+        print("\n== summary\n" + table(figures), flush=True)
+    failed = [f"{f.bench}: {f.name}" for f in figures if f.verdict == "FAIL"]
+    if failed:
+        print(f"{len(failed)} figure(s) missed their target: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
