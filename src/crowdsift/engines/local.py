@@ -21,7 +21,7 @@ from crowdsift.engines.base import (
     Task,
     local_usage,
 )
-from crowdsift.engines.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
+from crowdsift.engines.embedding import CachedEmbedder, Embedder, MiniLMEmbedder
 
 log = get_logger(__name__)
 
@@ -32,12 +32,12 @@ class LocalEngine:
     name: EngineName = "local"
 
     def __init__(self, embedder: Embedder | None = None) -> None:
-        inner = embedder if embedder is not None else SentenceTransformerEmbedder()
+        inner = embedder if embedder is not None else MiniLMEmbedder()
         self.kit = LocalKit(embedder=CachedEmbedder(inner))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LocalEngine:
-        return cls(SentenceTransformerEmbedder(settings.embedding_model))
+        return cls(MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime))
 
     @observe(engine_span_name, attributes=engine_attributes, result_attributes=reply_attributes)
     async def run(self, task: Task[OutT]) -> EngineReply[OutT]:

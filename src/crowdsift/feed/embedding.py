@@ -15,7 +15,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from crowdsift.core.errors import ConfigError
-from crowdsift.engines.embedding import Embedder, HashingEmbedder, SentenceTransformerEmbedder
+from crowdsift.engines.embedding import Embedder, HashingEmbedder, MiniLMEmbedder
 
 EmbedderKind = Literal["minilm", "hashing"]
 EF_NAME = "crowdsift"
@@ -76,4 +76,4 @@ class CrowdsiftEmbeddingFunction(EmbeddingFunction[Documents]):
 def _build(kind: EmbedderKind, model: str | None) -> Embedder:
     if kind == "hashing":
         return HashingEmbedder()
-    return SentenceTransformerEmbedder(model)
+    return MiniLMEmbedder(model)
