@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gzip
+import json
 import shutil
 import sys
 import tempfile
@@ -65,7 +66,8 @@ def check_line(text: str) -> None:
         return
     assert row.id and row.subreddit == row.subreddit.lower()
     texts = (row.title, row.selftext) if isinstance(row, PostRow) else (row.body, row.parent_id)
-    for value in (*texts, row.raw, row.author or ""):
+    stored = json.dumps(row.data, ensure_ascii=False)  # the record the archive compresses
+    for value in (*texts, stored, row.author or ""):
         value.encode("utf-8")  # raises on a lone surrogate, which SQLite cannot store
     if isinstance(row, CommentRow):
         assert row.link_id and row.parent_id[:3] in ("t1_", "t3_")

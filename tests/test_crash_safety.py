@@ -251,7 +251,10 @@ def committed_after_each_batch(ids: list[str]) -> list[set[str]]:
 
 
 def test_archive_import_killed_mid_batch_keeps_whole_batches_and_resumes(tmp_path: Path) -> None:
-    dumps, comment_ids = big_dumps(tmp_path, copies=10)
+    (tmp_path / "one-copy").mkdir()
+    per_copy = len(big_dumps(tmp_path / "one-copy", copies=1)[1])
+    # enough comments for more than six whole batches, whatever the writer's batch size
+    dumps, comment_ids = big_dumps(tmp_path, copies=1 + 7 * BATCH_SIZE // per_copy)
     clean = tmp_path / "clean.sqlite"
     report = import_files(dumps, clean)
     assert report.ok

@@ -15,6 +15,7 @@ import zstandard
 
 from crowdsift.core.config import get_settings
 from crowdsift.core.log import configure_logging
+from crowdsift.sources.archive import db
 from crowdsift.sources.archive.importer import import_files
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
@@ -218,3 +219,14 @@ class Kit:
 @pytest.fixture
 def kit() -> type[Kit]:
     return Kit
+
+
+def stored_records(archive: Path, table: str) -> dict[str, dict[str, Any]]:
+    """Every record of ``posts`` or ``comments`` as the archive gives it back, by id."""
+    conn = db.open_readonly(archive)
+    try:
+        decode = db.codec_of(conn).decode
+        rows = conn.execute(f"SELECT id, doc FROM {table}").fetchall()
+        return {str(row_id): decode(doc) for row_id, doc in rows}
+    finally:
+        conn.close()

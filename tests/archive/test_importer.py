@@ -13,6 +13,7 @@ import zstandard
 
 from crowdsift.sources.archive import importer, writer
 from crowdsift.sources.archive.importer import ImportProgress, import_files
+from tests.archive.conftest import stored_records
 
 Dump = Callable[[str, list[Any]], Path]
 
@@ -100,12 +101,12 @@ def test_mixed_era_dump_is_imported_with_counts_and_bad_lines(
 def test_reimport_is_idempotent(dump: Dump, archive_path: Path, kit: Any) -> None:
     path = dump("RS_mixed.zst", mixed_era_lines(kit))
     first = import_files([path], archive_path)
-    before = rows(archive_path, "SELECT id, raw FROM posts ORDER BY id")
+    before = rows(archive_path, "SELECT id, doc FROM posts ORDER BY id")
     second = import_files([path], archive_path)
     assert first.model_dump(exclude={"elapsed_seconds"}) == second.model_dump(
         exclude={"elapsed_seconds"}
     )
-    assert rows(archive_path, "SELECT id, raw FROM posts ORDER BY id") == before
+    assert rows(archive_path, "SELECT id, doc FROM posts ORDER BY id") == before
     assert rows(archive_path, "SELECT count(*) FROM comments") == [(2,)]
     assert fts_ids(archive_path, "sony") == ["a4", "a5"]
     assert_fts_consistent(archive_path)
@@ -185,8 +186,7 @@ def test_comments_array_is_flattened_keeping_every_comment(
         ("c3", "t1_c2"),
         ("c4", "t3_p"),
     ]
-    raw = json.loads(rows(archive_path, "SELECT raw FROM comments WHERE id='c1'")[0][0])
-    assert raw["replies"] == ""
+    assert stored_records(archive_path, "comments")["c1"]["replies"] == ""
 
 
 def test_ndjson_saved_with_a_json_suffix_is_streamed(

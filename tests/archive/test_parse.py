@@ -68,7 +68,7 @@ def test_post_line_of_any_era_becomes_a_row(created: object) -> None:
     assert (row.id, row.subreddit, row.title, row.selftext) == ("abc", "headphones", "T", "")
     assert row.created_utc == 1700000000
     assert row.score == 0 and row.author is None
-    assert json.loads(row.raw)["x"] == 1  # the raw line is kept, extra fields and all
+    assert row.data["x"] == 1  # the whole record is kept, extra fields and all
 
 
 def test_comment_line_with_bare_link_id_is_normalised() -> None:
@@ -114,7 +114,7 @@ def test_thing_wrapper_lines_are_unwrapped() -> None:
     line = json.dumps({"kind": "t3", "data": {"id": "w", "subreddit": "s", "title": "t"}})
     row = parse_line(line)
     assert isinstance(row, PostRow) and row.id == "w"
-    assert json.loads(row.raw)["title"] == "t"
+    assert row.data["title"] == "t"
 
 
 def test_surrogate_pair_escapes_decode_to_the_emoji() -> None:
@@ -129,7 +129,8 @@ def test_lone_surrogates_are_replaced_so_sqlite_can_store_them() -> None:
     assert isinstance(row, PostRow)
     assert row.title == "broken \ufffd end" and row.author == "\ufffd"
     row.title.encode("utf-8")  # would raise on a surrogate
-    assert normalise_post(json.loads(row.raw))["title"] == "broken \ufffd end"
+    assert normalise_post(row.data)["title"] == "broken \ufffd end"
+    assert row.data["author"] == "\ufffd"  # the stored record is cleaned too
 
 
 def test_retrieved_time_takes_the_newest_known_field() -> None:
@@ -145,7 +146,7 @@ def test_record_from_dict_serialises_api_data_and_uses_default_retrieval() -> No
     assert isinstance(row, PostRow)
     assert row.retrieved == 77
     assert row.title == "t\ufffd"
-    assert json.loads(row.raw)["title"] == "t\ufffd"
+    assert row.data["title"] == "t\ufffd"
 
 
 def test_comment_without_link_id_in_api_json_is_bad() -> None:
@@ -277,11 +278,7 @@ def test_fast_path_agrees_with_the_general_path(data: dict[str, Any]) -> None:
     outcomes = []
     for parse in (
         lambda: parse_line(text),
-        lambda: record_from_dict(
-            json.loads(text),
-            raw=text,
-            escaped="\\ud" in text or "\\uD" in text,
-        ),
+        lambda: record_from_dict(json.loads(text)),
     ):
         try:
             outcomes.append(parse())
@@ -313,6 +310,6 @@ def test_fast_path_is_taken_for_modern_records() -> None:
     }
     for data in (post, comment):
         text = json.dumps(data)
-        fast = _fast_record(json.loads(text), text)
+        fast = _fast_record(json.loads(text))
         assert fast is not None
-        assert fast == record_from_dict(json.loads(text), raw=text, escaped=False)
+        assert fast == record_from_dict(json.loads(text), escaped=False)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,8 @@ from strategies import (
 )
 
 from crowdsift.core.errors import ArchiveError, CrowdsiftError
+from crowdsift.sources.archive import db
+from crowdsift.sources.archive.codec import text_field, to_json
 from crowdsift.sources.archive.importer import MAX_BAD_LINES_KEPT, import_files
 from crowdsift.sources.archive.parse import BadRecordError, CommentRow, PostRow, parse_line
 
@@ -38,9 +39,10 @@ def _parse(text: str) -> PostRow | CommentRow | None:
         return None
     if row is not None:
         assert row.id and row.subreddit == row.subreddit.lower()
-        for value in (*row[1:-1], row.raw):
+        for value in row[1:-1]:
             if isinstance(value, str):
                 value.encode("utf-8")  # a lone surrogate here would fail the SQLite insert
+        to_json(row.data).decode("utf-8")  # what the archive stores: no lone surrogate
     return row
 
 
@@ -68,15 +70,20 @@ def test_a_bad_record_is_a_typed_error() -> None:
 
 
 def _rows(archive: Path, table: str) -> dict[str, tuple[Any, ...]]:
-    conn = sqlite3.connect(archive)
+    """Columns, with the text read back out of each stored (compressed) record."""
+    conn = db.open_readonly(archive)
+    decode = db.codec_of(conn).decode
     try:
         if table == "posts":
-            query = (
-                "SELECT id, subreddit, title, selftext, score, num_comments, created_utc FROM posts"
-            )
+            query = "SELECT id, subreddit, title, doc, score, num_comments, created_utc FROM posts"
+            key = "selftext"
         else:
-            query = "SELECT id, link_id, parent_id, body, score, created_utc FROM comments"
-        return {row[0]: row for row in conn.execute(query)}
+            query = "SELECT id, link_id, parent_id, doc, score, created_utc FROM comments"
+            key = "body"
+        return {
+            row[0]: (*row[:3], text_field(decode(row[3]), key), *row[4:])
+            for row in conn.execute(query)
+        }
     finally:
         conn.close()
 

@@ -117,6 +117,45 @@ def stats_command(archive: ArchiveOption = None, as_json: JsonOption = False) ->
         typer.echo("the archive is empty; add dumps with `crowdsift archive import FILE...`")
 
 
+@app.command("migrate")
+def migrate_command(archive: ArchiveOption = None, as_json: JsonOption = False) -> None:
+    """Convert an archive built by an older crowdsift to the current format, in place.
+
+    Compresses every record and makes comments searchable; safe to interrupt (the old file
+    stays as it was until the new one is complete). Progress goes to stderr.
+    """
+    from crowdsift.sources.archive.migrate import MigrateProgress, migrate_archive
+
+    target = archive if archive is not None else default_archive_path(get_settings())
+
+    def on_progress(event: MigrateProgress) -> None:
+        share = event.done / event.total if event.total else 1.0
+        typer.echo(
+            f"migrating {target.name}: {event.table} {event.done:,} of {event.total:,} "
+            f"({share:.0%})",
+            err=True,
+        )
+
+    try:
+        report = migrate_archive(target, progress=on_progress)
+    except CrowdsiftError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    if not report.migrated:
+        typer.echo(f"{target} is in the current format already; nothing to do")
+        return
+    typer.echo(
+        f"migrated {target}: {report.posts:,} posts and {report.comments:,} comments, "
+        f"{report.bytes_before / 1e6:,.1f} MB -> {report.bytes_after / 1e6:,.1f} MB "
+        f"in {report.elapsed_seconds:.1f}s"
+    )
+    if report.unreadable:
+        typer.echo(f"note: {report.unreadable:,} unreadable rows were left out", err=True)
+
+
 @app.command("purge-deleted")
 def purge_deleted_command(
     archive: ArchiveOption = None,

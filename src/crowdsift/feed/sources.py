@@ -9,7 +9,6 @@ carry ``relevance_score`` 0 and no matched keywords.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from crowdsift.core.errors import ArchiveError, ConfigError
+from crowdsift.core.errors import ConfigError
 from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.source import RawThing
 from crowdsift.core.text import clean_text
@@ -31,8 +30,7 @@ from crowdsift.pipeline.fetch.filtering import (
 )
 from crowdsift.pipeline.fetch.relevance import RelevanceResult
 from crowdsift.sources.archive.db import open_readonly
-from crowdsift.sources.archive.normalise import normalise_post
-from crowdsift.sources.archive.search import top_level_comments
+from crowdsift.sources.archive.search import all_posts, top_level_comments
 from crowdsift.sources.reddit.validation import veto_post
 
 
@@ -79,12 +77,7 @@ def iter_archive_posts(
     stamp = fetched_at or datetime.now(UTC)
     conn = open_readonly(path)
     try:
-        cursor = conn.execute("SELECT raw FROM posts ORDER BY rowid")
-        for (raw_json,) in cursor:
-            try:
-                raw = normalise_post(json.loads(raw_json))
-            except (ValueError, TypeError) as exc:
-                raise ArchiveError(f"archive {path} holds an unreadable post: {exc}") from exc
+        for raw in all_posts(conn):  # ArchiveError for a record that cannot be read back
             post = _archive_post(conn, raw, config, max_comments, stamp, rejected)
             if post is not None:
                 yield post

@@ -1,20 +1,27 @@
-"""The archive's SQLite schema, how to open it for writing or reading, and its migrations.
+"""The archive's SQLite schema, how to open it for writing or reading, and old formats.
 
-An archive is one SQLite file: ``posts`` and ``comments`` keep the searchable columns plus the
-record's raw JSON, ``posts_fts`` is an FTS5 index over the posts (external content), and
-``meta`` holds key/value facts such as the demo archive's content hash.
+An archive is one SQLite file. ``posts`` and ``comments`` keep the columns searches filter,
+sort and join on, plus ``doc``: the whole record, zstd-compressed with a dictionary trained
+on the archive's own dumps (``codec``; the dictionaries live in ``zstd_dicts``). The text is
+stored once, inside ``doc``: ``posts_fts`` (title, selftext) and ``comments_fts`` (body) are
+*contentless* FTS5 indexes, so comments are searchable as well as posts. Comments, four in
+five records, are indexed without word positions (``detail = column``: half the size and
+40 % less indexing work, measured), so a phrase searched in comments matches its words
+anywhere in one comment (``search.build_terms``). ``meta`` holds
+key/value facts such as the demo archive's content hash.
 
-Keeping the index in step: updates and deletes of posts go through triggers; *new* posts are
-indexed by ``index_new_posts`` in the same transaction that inserted them, one set-based
-statement per batch. A per-row insert trigger would be correct too, but FTS5 flushes its
-pending terms at every statement end, and ``executemany`` is one statement per row
-(measured: 50k records, 1.9 s of SQLite time with the trigger vs 1.1 s without). Every
-writer of ``posts`` (only ``writer.BatchWriter``) must call ``index_new_posts``.
+Keeping the indexes in step: a contentless index must be told the exact text a row was
+indexed with to forget it. New rows are indexed by the writer from the text it staged
+(``writer``, one set-based statement per batch: FTS5 flushes pending terms at every
+statement end, and ``executemany`` is one statement per row). Updates and deletes go through
+triggers that read the old text back out of ``doc`` with the ``crowdsift_text`` function,
+which ``connect`` registers (so rows can only be changed through ``connect``'s connections).
 
 ``PRAGMA application_id`` marks the file as ours, so opening some other SQLite database (the
 comment store, a browser history) fails with a clear message instead of being written into.
-``PRAGMA user_version`` is the schema version; ``MIGRATIONS[i]`` upgrades version ``i`` to
-``i + 1`` inside one transaction, so a crash mid-migration leaves the old version intact.
+``PRAGMA user_version`` is the format: 3 is this one. Versions 1 and 2 stored every record
+as uncompressed JSON and indexed posts only; opening one says to run
+``crowdsift archive migrate`` (``migrate``), which rewrites it in this format.
 """
 
 from __future__ import annotations
@@ -22,8 +29,12 @@ from __future__ import annotations
 import math
 import sqlite3
 from pathlib import Path
+from typing import cast
 
 from crowdsift.core.errors import ArchiveError
+from crowdsift.sources.archive.codec import DocCodec, text_field
+from crowdsift.sources.archive.codec import load as load_dicts
+from crowdsift.sources.archive.codec import store as store_dict
 
 APPLICATION_ID = 0x63736674  # "csft"
 HINT = (
@@ -91,9 +102,83 @@ ALTER TABLE comments ADD COLUMN author_hash TEXT;
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2)
-SCHEMA_VERSION = len(MIGRATIONS)
-MIN_READABLE_VERSION = 1
-"""Readers use only the raw JSON and the search columns, which version 1 already had."""
+"""The old formats, step by step (version ``i`` to ``i + 1``): what ``migrate`` reads, and
+how tests build an archive as an older crowdsift wrote it."""
+
+
+_V3 = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE zstd_dicts (
+    seq     INTEGER PRIMARY KEY,
+    dict_id INTEGER NOT NULL UNIQUE,
+    data    BLOB NOT NULL
+);
+CREATE TABLE posts (
+    id           TEXT NOT NULL UNIQUE,
+    subreddit    TEXT NOT NULL,
+    author       TEXT,
+    title        TEXT NOT NULL,
+    score        INTEGER NOT NULL,
+    num_comments INTEGER NOT NULL,
+    created_utc  INTEGER NOT NULL,
+    retrieved    INTEGER NOT NULL,
+    doc          BLOB NOT NULL,
+    author_hash  TEXT
+);
+CREATE INDEX posts_subreddit_created ON posts (subreddit, created_utc);
+CREATE INDEX posts_subreddit_score ON posts (subreddit, score);
+CREATE TABLE comments (
+    id           TEXT NOT NULL UNIQUE,
+    link_id      TEXT NOT NULL,
+    parent_id    TEXT NOT NULL,
+    subreddit    TEXT NOT NULL,
+    author       TEXT,
+    score        INTEGER NOT NULL,
+    created_utc  INTEGER NOT NULL,
+    retrieved    INTEGER NOT NULL,
+    doc          BLOB NOT NULL,
+    author_hash  TEXT
+);
+CREATE INDEX comments_link ON comments (link_id, parent_id);
+CREATE VIRTUAL TABLE posts_fts USING fts5 (
+    title, selftext, subreddit,
+    content = '', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE comments_fts USING fts5 (
+    body, subreddit,
+    content = '', detail = column, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts BEGIN
+    INSERT INTO posts_fts (posts_fts, rowid, title, selftext, subreddit)
+    VALUES ('delete', old.rowid, old.title, crowdsift_text(old.doc, 'selftext'), old.subreddit);
+END;
+CREATE TRIGGER posts_fts_update AFTER UPDATE ON posts
+WHEN old.title IS NOT new.title OR old.doc IS NOT new.doc OR old.subreddit IS NOT new.subreddit
+BEGIN
+    INSERT INTO posts_fts (posts_fts, rowid, title, selftext, subreddit)
+    VALUES ('delete', old.rowid, old.title, crowdsift_text(old.doc, 'selftext'), old.subreddit);
+    INSERT INTO posts_fts (rowid, title, selftext, subreddit)
+    VALUES (new.rowid, new.title, crowdsift_text(new.doc, 'selftext'), new.subreddit);
+END;
+CREATE TRIGGER comments_fts_delete AFTER DELETE ON comments BEGIN
+    INSERT INTO comments_fts (comments_fts, rowid, body, subreddit)
+    VALUES ('delete', old.rowid, crowdsift_text(old.doc, 'body'), old.subreddit);
+END;
+CREATE TRIGGER comments_fts_update AFTER UPDATE ON comments
+WHEN old.doc IS NOT new.doc OR old.subreddit IS NOT new.subreddit
+BEGIN
+    INSERT INTO comments_fts (comments_fts, rowid, body, subreddit)
+    VALUES ('delete', old.rowid, crowdsift_text(old.doc, 'body'), old.subreddit);
+    INSERT INTO comments_fts (rowid, body, subreddit)
+    VALUES (new.rowid, crowdsift_text(new.doc, 'body'), new.subreddit);
+END;
+"""
+SCHEMA_VERSION = 3
+OLD_VERSIONS = (1, 2)
+
 
 _REDDIT_EPOCH = 1134028003  # Reddit's "hot" ranking counts seconds from this moment.
 
@@ -106,15 +191,51 @@ def hot_rank(score: int | None, created_utc: int | None) -> float:
     return round(sign * order + (int(created_utc or 0) - _REDDIT_EPOCH) / 45000, 7)
 
 
+class ArchiveConnection(sqlite3.Connection):
+    """A connection to an archive, carrying the codec that reads and writes its ``doc``s.
+
+    One codec per connection: zstd contexts are not thread-safe, and each thread of a
+    reader has its own connection (see ``ArchiveSource``)."""
+
+    codec: DocCodec
+
+
+def codec_of(conn: sqlite3.Connection) -> DocCodec:
+    """The codec of a connection opened by ``connect`` or ``open_readonly``."""
+    codec: DocCodec | None = getattr(conn, "codec", None)
+    if codec is None:
+        raise ArchiveError("internal: an archive connection opened without db.connect")
+    return codec
+
+
+def old_format_message(path: Path, version: int) -> str:
+    return (
+        f"archive {path} is in an old format (schema {version}: uncompressed, comments not "
+        f"searchable); run `crowdsift archive migrate --archive {path}` to convert it in place "
+        "(several times smaller; progress is shown), then try again"
+    )
+
+
+class OldArchiveFormatError(ArchiveError):
+    """An archive written by an older crowdsift: ``crowdsift archive migrate`` converts it."""
+
+
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating and migrating if needed) an archive for writing.
+    """Open (creating if needed) an archive for writing.
 
     Autocommit mode: the importer opens its own transactions, one per batch, so an interrupted
-    import keeps every batch it committed and nothing half-written.
+    import keeps every batch it committed and nothing half-written. An archive in an old
+    format raises ``OldArchiveFormatError`` (saying to run ``crowdsift archive migrate``).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            path,
+            timeout=30.0,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=ArchiveConnection,
+        )
     except sqlite3.Error as exc:
         raise ArchiveError(f"cannot open archive {path}: {exc}") from exc
     try:
@@ -124,6 +245,7 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -65536")
         migrate(conn, path)
+        _attach_codec(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise ArchiveError(f"cannot use {path} as an archive: {exc}") from exc
@@ -143,19 +265,16 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         raise ArchiveError(f"archive {path} does not exist; {HINT}")
     uri = f"{path.resolve().as_uri()}?mode=ro"
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=30.0, check_same_thread=False)
+        conn = sqlite3.connect(
+            uri, uri=True, timeout=30.0, check_same_thread=False, factory=ArchiveConnection
+        )
     except sqlite3.Error as exc:
         raise ArchiveError(f"cannot open archive {path}: {exc}; {HINT}") from exc
     try:
         _check_identity(conn, path, writable=False)
-        version = _user_version(conn)
-        if not MIN_READABLE_VERSION <= version <= SCHEMA_VERSION:
-            raise ArchiveError(
-                f"archive {path} has schema version {version}, this crowdsift reads "
-                f"{MIN_READABLE_VERSION} to {SCHEMA_VERSION}; re-run `crowdsift archive import` "
-                "on it to upgrade, or upgrade crowdsift"
-            )
+        _check_version(conn, path)
         conn.create_function("crowdsift_hot", 2, hot_rank, deterministic=True)
+        _attach_codec(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise ArchiveError(f"{path} is not a readable archive ({exc}); {HINT}") from exc
@@ -166,35 +285,42 @@ def open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Bring the schema up to SCHEMA_VERSION, one transaction per version step."""
+    """Create the schema in a brand-new file; refuse an old or a newer format."""
     version = _user_version(conn)
-    if version > SCHEMA_VERSION:
-        raise ArchiveError(
-            f"archive {path} has schema version {version}, newer than this crowdsift "
-            f"({SCHEMA_VERSION}); upgrade crowdsift to use it"
-        )
-    for step in range(version, SCHEMA_VERSION):
+    if version == 0:
         conn.executescript(
-            f"BEGIN IMMEDIATE;\n{MIGRATIONS[step]}\nPRAGMA user_version = {step + 1};\nCOMMIT;"
+            f"BEGIN IMMEDIATE;\n{_V3}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
+        )
+        return
+    _check_version(conn, path)
+
+
+def _check_version(conn: sqlite3.Connection, path: Path) -> None:
+    version = _user_version(conn)
+    if version in OLD_VERSIONS:
+        raise OldArchiveFormatError(old_format_message(path, version))
+    if version != SCHEMA_VERSION:
+        raise ArchiveError(
+            f"archive {path} has schema version {version}, this crowdsift reads "
+            f"{SCHEMA_VERSION}; upgrade crowdsift to use it"
         )
 
 
-def max_post_rowid(conn: sqlite3.Connection) -> int:
-    """The largest rowid in ``posts``: every row inserted after this call gets a larger one."""
-    return int(conn.execute("SELECT coalesce(max(rowid), 0) FROM posts").fetchone()[0])
+def _attach_codec(conn: sqlite3.Connection) -> None:
+    """The connection's codec, with the archive's dictionaries, and ``crowdsift_text``."""
+    codec = DocCodec(load_dicts(conn))
+    cast(ArchiveConnection, conn).codec = codec
+
+    def doc_text(doc: bytes | None, key: str) -> str:
+        return "" if doc is None else text_field(codec.decode(doc), key)
+
+    conn.create_function("crowdsift_text", 2, doc_text, deterministic=True)
 
 
-def index_new_posts(conn: sqlite3.Connection, after_rowid: int) -> None:
-    """Add posts inserted since ``max_post_rowid`` returned ``after_rowid`` to the FTS index.
-
-    Must run in the transaction that inserted them, so table and index commit together.
-    Rows updated in place keep their rowid (<= after_rowid) and are re-indexed by trigger.
-    """
-    conn.execute(
-        "INSERT INTO posts_fts (rowid, title, selftext, subreddit) "
-        "SELECT rowid, title, selftext, subreddit FROM posts WHERE rowid > ?",
-        (after_rowid,),
-    )
+def add_dictionary(conn: sqlite3.Connection, data: bytes) -> None:
+    """Store a trained dictionary and encode this connection's new records with it."""
+    store_dict(conn, data)
+    codec_of(conn).add(data)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:

@@ -28,7 +28,7 @@ log = get_logger(__name__)
 
 DEMO_FILENAME = "demo-archive.sqlite"
 HASH_KEY = "demo_content_hash"
-IMPORT_FORMAT_VERSION = 2  # bump when the importer changes what it stores (2: no names)
+IMPORT_FORMAT_VERSION = 3  # bump when the importer changes what it stores (3: compressed)
 DEMO_AUTHORS = AuthorPolicy(salt=b"crowdsift demo archive: made-up people, a public salt")
 """The demo's authors are invented, so their pseudonyms need no secret: a fixed salt keeps the
 demo archive identical on every machine and independent of the user's salt."""

@@ -9,6 +9,10 @@ last, and an identical row is left untouched, so re-importing the same files cha
 Big NDJSON files are parsed by worker processes (``parallel``) while this process writes;
 the archive and the report are the same either way.
 
+Records are stored compressed with a dictionary trained on the archive's own data
+(``codec``): the first import into an archive samples its files and trains it before
+writing anything, so every row (and every worker) uses the same dictionary.
+
 A bad line is counted, the first few are kept with their line number and reason, and the
 import carries on. A file that cannot be read is recorded in the report (``error``) and the
 other files are still imported.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -29,7 +34,7 @@ from crowdsift.core.config import get_settings
 from crowdsift.core.errors import DumpFormatError
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy
-from crowdsift.sources.archive import db
+from crowdsift.sources.archive import codec, db
 from crowdsift.sources.archive.api_json import check_api_document, iter_api_things
 from crowdsift.sources.archive.parallel import ParseWorkers, worker_count
 from crowdsift.sources.archive.parse import (
@@ -40,7 +45,7 @@ from crowdsift.sources.archive.parse import (
     record_from_dict,
 )
 from crowdsift.sources.archive.parse_worker import PreparedChunk
-from crowdsift.sources.archive.scrub import scrub_existing
+from crowdsift.sources.archive.scrub import scrub_data, scrub_existing
 from crowdsift.sources.archive.streams import (
     COMPRESSED_SUFFIXES,
     READ_ERRORS,
@@ -51,7 +56,7 @@ from crowdsift.sources.archive.writer import BackgroundCheckpointer, BatchWriter
 
 log = get_logger(__name__)
 
-BATCH_SIZE = 5000
+BATCH_SIZE = 20_000
 MAX_BAD_LINES_KEPT = 20
 PARALLEL_MIN_BYTES = 32 << 20
 """NDJSON with less text than this (about 20,000 records) is parsed in-process: a worker
@@ -148,15 +153,22 @@ def import_files(
     settings = get_settings()
     policy = authors if authors is not None else AuthorPolicy.from_settings(settings)
     workers = worker_count(settings.import_workers if workers is None else workers)
+    paths = [Path(path) for path in paths]
     conn = db.connect(archive)
     try:
         report.rehashed = scrub_existing(conn, policy)
+        ensure_dictionary(conn, paths, policy)
         with (
             BackgroundCheckpointer(archive, conn) as checkpointer,
             BatchWriter(
                 conn, batch_size=batch_size, authors=policy, checkpointer=checkpointer
             ) as writer,
-            ParseWorkers(policy, count=workers, keep_bad=MAX_BAD_LINES_KEPT) as pool,
+            ParseWorkers(
+                policy,
+                count=workers,
+                keep_bad=MAX_BAD_LINES_KEPT,
+                dictionaries=codec.load(conn),
+            ) as pool,
         ):
             parallel = _Parallel(pool, parallel_min_bytes) if workers > 0 else None
             for path in paths:
@@ -260,12 +272,11 @@ class _FileImport:
             return
         add = self.writer.add
         for line_no, line in enumerate(lines, 1):
-            text = line.decode("utf-8", "replace")
-            if not text or text.isspace():
+            if not line or line.isspace():
                 continue
             self.lines += 1
             try:
-                record = parse_line(text)
+                record = parse_line(line)
             except BadRecordError as exc:
                 self.bad(line_no, exc.reason)
                 continue
@@ -277,7 +288,7 @@ class _FileImport:
                 self.posts += 1
             else:
                 self.comments += 1
-            if add(record):
+            if add(record, line):
                 self.flush()
 
     def _pool(self) -> ParseWorkers | None:
@@ -325,6 +336,58 @@ class _FileImport:
                 self.bad(n, exc.reason)
                 continue
             self.take(record)
+
+
+def ensure_dictionary(conn: sqlite3.Connection, paths: list[Path], policy: AuthorPolicy) -> None:
+    """Train the archive's compression dictionary on the files about to be imported, unless
+    it has one. Records are sampled from the start of each NDJSON file (scrubbed as they will
+    be stored); with too few records the archive goes without one until a bigger import."""
+    if codec.load(conn):
+        return
+    started = time.perf_counter()
+    quota = max(1, codec.SAMPLE_RECORDS // max(1, len(paths)))
+    samples: list[bytes] = []
+    for path in paths:
+        samples += _samples(path, quota, policy)
+    trained = codec.train(samples)
+    if trained is None:
+        log.info("archive_dictionary_skipped", samples=len(samples))
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        db.add_dictionary(conn, trained)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    log.info(
+        "archive_dictionary_trained",
+        samples=len(samples),
+        bytes=len(trained),
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def _samples(path: Path, quota: int, policy: AuthorPolicy) -> list[bytes]:
+    """Up to ``quota`` records from the start of ``path`` as they will be stored; none from
+    a file that is not NDJSON or cannot be read (the import itself reports why)."""
+    samples: list[bytes] = []
+    try:
+        with LineStream(path) as stream:
+            for line in stream:
+                if len(samples) >= quota:
+                    break
+                try:
+                    record = parse_line(line) if line.strip() else None
+                except BadRecordError:
+                    continue
+                if record is None:
+                    continue
+                scrub_data(record.data, policy, record.author, policy.hash(record.author), line)
+                samples.append(codec.to_json(record.data))
+    except READ_ERRORS:
+        return samples
+    return samples
 
 
 def _import_file(

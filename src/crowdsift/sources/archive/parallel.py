@@ -40,13 +40,14 @@ import signal
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple, cast
 
 import crowdsift
 from crowdsift.core.errors import ArchiveError
 from crowdsift.core.privacy import AuthorPolicy
+from crowdsift.sources.archive.codec import DocCodec
 from crowdsift.sources.archive.parse_worker import (
     PreparedChunk,
     WorkerConfig,
@@ -225,12 +226,16 @@ class ParseWorkers:
         *,
         count: int,
         keep_bad: int,
+        dictionaries: Sequence[bytes] = (),
     ) -> None:
         self.policy = policy
         self.count = max(1, count)
         self.keep_bad = keep_bad
         self.chunk_bytes = CHUNK_BYTES
-        self._config = WorkerConfig(policy.salt, policy.keep_usernames, keep_bad)
+        self.codec = DocCodec(dictionaries)
+        self._config = WorkerConfig(
+            policy.salt, policy.keep_usernames, keep_bad, tuple(dictionaries)
+        )
         self._workers: list[_Worker] = []
 
     def __enter__(self) -> ParseWorkers:
@@ -284,7 +289,7 @@ class ParseWorkers:
                 chunk = chunks.take()
                 if chunk is not None:
                     done = prepare_chunk(
-                        chunk.block, chunk.first_line_no, self.policy, self.keep_bad
+                        chunk.block, chunk.first_line_no, self.policy, self.keep_bad, self.codec
                     )
                     pending.append(_Pending(None, chunk.first_line_no, done))
                 continue

@@ -1,15 +1,20 @@
-"""Usernames out of the archive: rows keep a salted ``author_hash``, raw JSON keeps no names.
+"""Usernames out of the archive: rows keep a salted ``author_hash``, stored records no names.
 
-An archive row holds its record's raw JSON as well as columns, and the JSON names the author.
+An archive row holds its whole record as well as columns, and the record names the author.
 Unless ``CROWDSIFT_KEEP_USERNAMES`` is set, the writer passes every row through ``row_values``:
-the ``author`` column becomes NULL, the ``author_hash`` column the pseudonym, and the JSON goes
-through ``crowdsift.core.pseudonymize.scrub_names`` (every name field null, ``author_hash`` beside
-``author``). Deletion markers (``[deleted]``) and AutoModerator stay: they are no one, and the
-vetoes read them.
+the ``author`` column becomes NULL, the ``author_hash`` column the pseudonym, and the record
+is scrubbed as ``crowdsift.core.pseudonymize.scrub_names`` scrubs raw JSON: every ``author``
+that names a person becomes null with ``author_hash`` beside it, ``author_fullname`` and the
+moderator fields become null, at any depth. Deletion markers (``[deleted]``) and AutoModerator
+stay: they are no one, and the vetoes read them.
 
-Archives written before this existed (schema 1) are hashed in place the next time they are
-opened for writing (``scrub_existing``), in batches that each commit, so an interrupted pass
-is finished by the next one.
+The common dump line names ``author`` and ``author_fullname`` once each, at the top, and no
+moderator: then those two keys are set in place (``line`` tells, by counting the keys in the
+text). Anything else walks the whole record.
+
+Archives whose names were kept and are now to be hashed (or hashed under another salt) are
+rewritten the next time they are opened for writing (``scrub_existing``), in batches that
+each commit, so an interrupted pass is finished by the next one.
 """
 
 from __future__ import annotations
@@ -19,38 +24,128 @@ from collections.abc import Callable
 from typing import Any
 
 from crowdsift.core.privacy import AuthorPolicy, is_person, privacy_state
-from crowdsift.core.pseudonymize import scrub_record
 from crowdsift.sources.archive import db
-from crowdsift.sources.archive.parse import CommentRow, PostRow
+from crowdsift.sources.archive.codec import DocCodec, text_field
+from crowdsift.sources.archive.parse import CommentRow, PostRow, RawDict
 
 PRIVACY_KEY = "author_privacy"
 """Meta key: ``hashed:<salt fingerprint>`` or ``kept:<salt fingerprint>`` once every row is."""
-_AUTHOR_AT = {
-    PostRow: PostRow._fields.index("author"),
-    CommentRow: CommentRow._fields.index("author"),
-}
-_RAW_AT = PostRow._fields.index("raw")
-assert _RAW_AT == CommentRow._fields.index("raw") == len(PostRow._fields) - 1  # raw is last
 _SCRUB_BATCH = 2000
 _ANY_ROW = "SELECT EXISTS (SELECT 1 FROM posts UNION ALL SELECT 1 FROM comments)"
+_MODERATOR_KEYS = ("approved_by", "banned_by", "removed_by", "mod_reason_by", "link_author")
+_NAME_KEYS = frozenset(("author", "author_fullname", *_MODERATOR_KEYS))
 
 
 BoundRow = tuple[Any, ...]
-"""The upsert parameters of one row: its columns (names scrubbed), then ``author_hash``."""
+"""The parameters of one row: its columns (``doc`` compressed, names scrubbed), then
+``author_hash``, then the text the full-text index gets (not a column)."""
+FTS_AT = -1
+"""Where the indexed text sits in a bound row: last, after the table's columns."""
 
 
-def row_values(row: PostRow | CommentRow, policy: AuthorPolicy) -> BoundRow:
-    """The upsert parameters of a row: its columns in order (name and JSON scrubbed), then
-    ``author_hash``. (Built by position, not ``_replace``: this runs once per dump line.)"""
+def row_values(
+    row: PostRow | CommentRow, policy: AuthorPolicy, codec: DocCodec, line: str | bytes = ""
+) -> BoundRow:
+    """The parameters of a row: columns in table order with the record scrubbed and
+    compressed, ``author_hash``, and the indexed text. ``line``: the record's JSON text, when
+    the caller has it, lets the common record skip the walk over every field."""
     author = row.author
     digest = policy.hash(author)
+    data = row.data
+    column_author = author
+    if not policy.keep_usernames:
+        scrub_data(data, policy, author, digest, line)
+        if is_person(author):
+            column_author = None
+    doc = codec.encode(data)
+    if type(row) is PostRow:
+        return (
+            row.id,
+            row.subreddit,
+            column_author,
+            row.title,
+            row.score,
+            row.num_comments,
+            row.created_utc,
+            row.retrieved,
+            doc,
+            digest,
+            text_field(data, "selftext"),
+        )
+    return (
+        row.id,
+        row[1],  # link_id
+        row[2],  # parent_id
+        row.subreddit,
+        column_author,
+        row.score,
+        row.created_utc,
+        row.retrieved,
+        doc,
+        digest,
+        text_field(data, "body"),
+    )
+
+
+def scrub_data(
+    data: RawDict,
+    policy: AuthorPolicy,
+    author: str | None,
+    digest: str | None,
+    line: str | bytes = "",
+) -> None:
+    """Remove usernames from a record in place (see the module docstring)."""
     if policy.keep_usernames:
-        return (*row, digest)
-    if is_person(author):
-        at = _AUTHOR_AT[type(row)]
-        raw = scrub_record(row.raw, policy, author, digest)
-        return (*row[:at], None, *row[at + 1 : _RAW_AT], raw, digest)
-    return (*row[:_RAW_AT], scrub_record(row.raw, policy, author, None), digest)
+        return
+    if line and _top_level_only(data, line):
+        if digest is not None and data.get("author") == author:
+            data["author"] = None
+            data["author_hash"] = digest
+        if type(data.get("author_fullname")) is str:
+            data["author_fullname"] = None
+        return
+    _walk(data, policy)
+
+
+def _top_level_only(data: RawDict, line: str | bytes) -> bool:
+    """True when the text names ``author``/``author_fullname`` only as the record's own keys
+    and names no moderator (so the two top-level keys are all there is to scrub)."""
+    if isinstance(line, bytes):
+        count = line.count
+        return (
+            count(b'"author"') == ("author" in data)
+            and count(b'"author_fullname"') == ("author_fullname" in data)
+            and b'_by"' not in line
+            and b'link_author"' not in line
+        )
+    return (
+        line.count('"author"') == ("author" in data)
+        and line.count('"author_fullname"') == ("author_fullname" in data)
+        and '_by"' not in line
+        and 'link_author"' not in line
+    )
+
+
+def _walk(node: Any, policy: AuthorPolicy) -> None:
+    if isinstance(node, list):
+        for item in node:
+            if isinstance(item, dict | list):
+                _walk(item, policy)
+        return
+    if not isinstance(node, dict):
+        return
+    hashed: str | None = None
+    for key, value in node.items():
+        if isinstance(value, dict | list):
+            _walk(value, policy)
+        elif key in _NAME_KEYS and type(value) is str:
+            if key != "author":
+                node[key] = None
+            elif is_person(value):
+                node[key] = None
+                hashed = policy.hash(value)
+    if hashed is not None:
+        node["author_hash"] = hashed
 
 
 def scrub_existing(
@@ -107,10 +202,11 @@ def _set_state(conn: sqlite3.Connection, state: str) -> None:
 
 
 def _scrub_table(conn: sqlite3.Connection, table: str, policy: AuthorPolicy) -> int:
-    """Rewrite ``author``/``author_hash``/``raw`` of every row of ``table``, batch by batch."""
-    select = f"SELECT rowid, author, author_hash, raw FROM {table} WHERE rowid > ? "  # noqa: S608
+    """Rewrite ``author``/``author_hash``/``doc`` of every row of ``table``, batch by batch."""
+    select = f"SELECT rowid, author, author_hash, doc FROM {table} WHERE rowid > ? "  # noqa: S608
     select += "ORDER BY rowid LIMIT ?"
-    update = f"UPDATE {table} SET author = ?, author_hash = ?, raw = ? WHERE rowid = ?"  # noqa: S608
+    update = f"UPDATE {table} SET author = ?, author_hash = ?, doc = ? WHERE rowid = ?"  # noqa: S608
+    codec = db.codec_of(conn)
     changed = 0
     last = 0
     while True:
@@ -118,15 +214,14 @@ def _scrub_table(conn: sqlite3.Connection, table: str, policy: AuthorPolicy) -> 
         if not rows:
             return changed
         updates = []
-        for rowid, author, old_hash, raw in rows:
+        for rowid, author, old_hash, doc in rows:
             digest = policy.hash(author) if is_person(author) else None
-            new = (
-                policy.stored_name(author),
-                digest or old_hash,
-                scrub_record(raw, policy, author, digest),
-            )
-            if new != (author, old_hash, raw):
-                updates.append((*new, rowid))
+            before = codec.decode(doc)
+            data = codec.decode(doc)
+            scrub_data(data, policy, author, digest)
+            new = (policy.stored_name(author), digest or old_hash)
+            if new != (author, old_hash) or data != before:
+                updates.append((*new, codec.encode(data), rowid))
         if updates:
             conn.execute("BEGIN IMMEDIATE")
             try:

@@ -7,12 +7,18 @@
   Uppercase ``AND`` is Reddit's explicit form of the default and is dropped. Words with no
   letter or digit (``-``, ``&``) index nothing and are dropped. Words match title or body;
   the subreddit is matched inside the index as well (a cheap intersection) and then exactly.
+- **Comments**: a thread is found through its comments too (answers on Reddit live there):
+  the ``COMMENT_HITS`` best-matching of the subreddit's ``COMMENT_WINDOW`` newest matching
+  comments bring their threads in, whether or not the post's own text matches (bounded, so
+  a common word in millions of comments costs one short index walk). Ranked by relevance, a
+  thread counts its best match, a comment's at ``COMMENT_WEIGHT`` of a post's.
 - **Sort**: ``relevance`` = bm25 with the title weighted 4× the body; ``new`` = newest first;
   ``top`` = highest score; ``comments`` = most comments; ``hot`` = Reddit's published hot
   formula (log10 score + age/45000 s) over the stored score, which is the score at archive
   time, so it approximates what "hot" was then, not now.
 - **Time filter**: ``created_utc >= now - window`` with the caller's clock (hour, day, week,
-  month = 30 days, year = 365 days, all = no bound).
+  month = 30 days, year = 365 days, all = no bound); ``since`` (``--since``) raises that bound
+  to its first whole second.
 - **Cursor**: ``after`` is ``t3_<id>`` of the last post of the page, like Reddit's. The next
   page is a keyset query strictly past that post's (sort key, rowid), so pages never repeat
   a post even if other posts are imported meanwhile; it is None on the last page.
@@ -20,21 +26,30 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from crowdsift.core.config import SearchSort, TimeFilter
 from crowdsift.core.errors import ArchiveError, SubredditUnavailableError
 from crowdsift.core.log import get_logger
+from crowdsift.core.since import since_epoch
 from crowdsift.core.source import RawThing, SearchPage
+from crowdsift.sources.archive.db import codec_of
 from crowdsift.sources.archive.normalise import normalise_comment, normalise_post
 from crowdsift.sources.archive.parse import bare_id
 
 log = get_logger(__name__)
 
 TITLE_WEIGHT = 4.0
+COMMENT_WEIGHT = 0.5
+"""A comment's bm25 counts half a post's: the thread whose own post matches ranks first."""
+COMMENT_HITS = 300
+"""Best-matching comments per search whose threads join the results."""
+COMMENT_WINDOW = 5000
+"""How many of the newest matching comments are ranked for that: bounded, so a common word in
+a subreddit of millions of comments costs one short index walk, not a ranking of them all."""
 TIME_WINDOWS: dict[str, int] = {
     "hour": 3600,
     "day": 86_400,
@@ -43,7 +58,7 @@ TIME_WINDOWS: dict[str, int] = {
     "year": 365 * 86_400,
 }
 _SORT_KEYS: dict[str, tuple[str, str]] = {
-    "relevance": (f"bm25(posts_fts, {TITLE_WEIGHT}, 1.0, 0.0)", "ASC"),
+    "relevance": ("b.rank", "ASC"),
     "new": ("p.created_utc", "DESC"),
     "top": ("p.score", "DESC"),
     "comments": ("p.num_comments", "DESC"),
@@ -80,12 +95,29 @@ def _phrase(text: str) -> str:
     return "NEAR(" + " ".join(_loose(w) for w in words) + ", 1)"
 
 
-def build_match(term: str) -> str | None:
-    """The user's search term as a safe FTS5 expression over title and body; None if empty.
+_INDEX_TOKEN = re.compile(r"[^\W_]+")
+
+
+def _anywhere(text: str) -> str:
+    """A word or phrase for an index without positions: each of its tokens (as the
+    tokenizer splits them: "WH-1000XM5" is two), loose, ANDed; no phrase can be asked."""
+    return "(" + " AND ".join(_loose(token) for token in _INDEX_TOKEN.findall(text)) + ")"
+
+
+def _subreddit_tokens(sub: str) -> str:
+    """A subreddit as the index holds it: its tokens, exact, ANDed. A historic name such as
+    ``reddit.com`` (or one with ``_``) is several tokens, and the comments' index takes no
+    phrase; the ``p.subreddit = :sub`` check after the match keeps the answer exact."""
+    return "(" + " AND ".join(_quote(t) for t in _INDEX_TOKEN.findall(sub) or [sub]) + ")"
+
+
+def build_terms(term: str, *, positions: bool = True) -> str | None:
+    """The user's search term as a safe FTS5 expression (no column filter); None if empty.
 
     Words are ANDed, a literal upper-case ``OR`` separates alternatives, and plain words match
     loosely (``_loose``: plural or singular); punctuated words (versions, model numbers,
-    domains) match exactly."""
+    domains) match exactly. Without ``positions`` (the comments' index), every word and
+    phrase is its tokens, ANDed (``_anywhere``)."""
     groups: list[list[str]] = [[]]
     # FTS5's parser ends a string at NUL ("unterminated string"): NUL separates words instead.
     for match in _TOKEN.finditer(term.replace("\x00", " ")):
@@ -98,11 +130,20 @@ def build_match(term: str) -> str | None:
         text = phrase if phrase is not None else word
         if not any(ch.isalnum() for ch in text):
             continue
-        groups[-1].append(_phrase(text) if phrase is not None else _loose(text))
+        if not positions:
+            groups[-1].append(_anywhere(text))
+        else:
+            groups[-1].append(_phrase(text) if phrase is not None else _loose(text))
     clauses = [" AND ".join(group) for group in groups if group]
     if not clauses:
         return None
-    return "{title selftext} : (" + " OR ".join(f"({clause})" for clause in clauses) + ")"
+    return "(" + " OR ".join(f"({clause})" for clause in clauses) + ")"
+
+
+def build_match(term: str) -> str | None:
+    """``build_terms`` over the posts' title and body; None if empty."""
+    terms = build_terms(term)
+    return None if terms is None else "{title selftext} : " + terms
 
 
 def normalise_subreddit_name(name: str) -> str:
@@ -133,6 +174,7 @@ def search_posts(
     after: str | None,
     now: datetime,
     archive: str = "the archive",
+    since: datetime | None = None,
 ) -> SearchPage:
     """One page of posts in ``subreddit`` matching ``term``; raw t3 dicts, normalised."""
     sub = normalise_subreddit_name(subreddit)
@@ -149,16 +191,32 @@ def search_posts(
         raise ValueError(f"unknown sort {sort!r}; use one of {sorted(_SORT_KEYS)}")
     key, direction = _SORT_KEYS[sort]
     params: dict[str, object] = {
-        "match": f"subreddit : {_quote(sub)} AND {words}",
+        "match": f"subreddit : {_subreddit_tokens(sub)} AND {words}",
+        "comment_match": f"subreddit : {_subreddit_tokens(sub)} AND body : "
+        f"{build_terms(term, positions=False)}",
+        "comment_hits": COMMENT_HITS,
+        "comment_window": COMMENT_WINDOW,
         "sub": sub,
-        "since": lower_bound(time_filter, now),
+        "since": _bound(time_filter, now, since),
         "limit": limit + 1,
     }
-    # Only fixed fragments (sort keys, directions) are formatted in; values are parameters.
+    # Only fixed fragments (sort keys, directions, weights) are formatted in; values are
+    # parameters. Posts are ranked only when the sort needs it (bm25 over every match is most
+    # of a common word's cost); comments are ranked among the newest ``COMMENT_WINDOW``
+    # matches (rowid order lets FTS5 stop there), the best ``COMMENT_HITS`` kept.
+    post_rank = f"bm25(posts_fts, {TITLE_WEIGHT}, 1.0, 0.0)" if sort == "relevance" else "0.0"
     base = (
-        f"SELECT p.id AS id, p.raw AS raw, {key} AS sort_key, p.rowid AS rid "  # noqa: S608
-        "FROM posts_fts JOIN posts AS p ON p.rowid = posts_fts.rowid "
-        "WHERE posts_fts MATCH :match AND p.subreddit = :sub AND p.created_utc >= :since"
+        "WITH hits (rid, rank) AS ("  # noqa: S608
+        f"SELECT rowid, {post_rank} FROM posts_fts WHERE posts_fts MATCH :match "
+        f"UNION ALL SELECT p.rowid, hit.rank * {COMMENT_WEIGHT} FROM ("
+        "SELECT rowid, rank FROM (SELECT rowid, rank FROM comments_fts "
+        "WHERE comments_fts MATCH :comment_match ORDER BY rowid DESC LIMIT :comment_window) "
+        "ORDER BY rank LIMIT :comment_hits) AS hit "
+        "JOIN comments AS c ON c.rowid = hit.rowid JOIN posts AS p ON p.id = c.link_id), "
+        "b (rid, rank) AS (SELECT rid, min(rank) FROM hits GROUP BY rid) "
+        f"SELECT p.id AS id, {key} AS sort_key, p.rowid AS rid "
+        "FROM b JOIN posts AS p ON p.rowid = b.rid "
+        "WHERE p.subreddit = :sub AND p.created_utc >= :since"
     )
     keyset = ""
     if after is not None:
@@ -172,13 +230,31 @@ def search_posts(
         params["key"], params["rid"] = position
         keyset = f"WHERE (sort_key, rid) {'>' if direction == 'ASC' else '<'} (:key, :rid) "
     rows = conn.execute(
-        f"SELECT id, raw FROM ({base}) {keyset}"  # noqa: S608
+        f"SELECT id, rid FROM ({base}) {keyset}"  # noqa: S608
         f"ORDER BY sort_key {direction}, rid {direction} LIMIT :limit",
         params,
     ).fetchall()
     page = rows[:limit]
     next_after = f"t3_{page[-1][0]}" if len(rows) > limit else None
-    return SearchPage(posts=[normalise_post(json.loads(raw)) for _, raw in page], after=next_after)
+    return SearchPage(posts=_posts_by_rowid(conn, [rid for _, rid in page]), after=next_after)
+
+
+def _posts_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> list[RawThing]:
+    """The records of a page, in the page's order: read only once the page is known."""
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
+    docs = dict(
+        conn.execute(f"SELECT rowid, doc FROM posts WHERE rowid IN ({marks})", rowids)  # noqa: S608
+    )
+    decode = codec_of(conn).decode
+    return [normalise_post(decode(docs[rid])) for rid in rowids]
+
+
+def _bound(time_filter: TimeFilter, now: datetime, since: datetime | None) -> int:
+    """The oldest ``created_utc`` admitted: the time filter's, raised by ``since`` if given."""
+    bound = lower_bound(time_filter, now)
+    return bound if since is None else max(bound, since_epoch(since))
 
 
 def _cursor_id(after: str) -> str:
@@ -196,11 +272,12 @@ def top_level_comments(conn: sqlite3.Connection, post_id: str, *, limit: int) ->
         return []
     link = bare_id(post_id)
     rows = conn.execute(
-        "SELECT raw FROM comments WHERE link_id = ? AND parent_id = ? "
+        "SELECT doc FROM comments WHERE link_id = ? AND parent_id = ? "
         "ORDER BY score DESC, created_utc ASC, rowid ASC LIMIT ?",
         (link, f"t3_{link}", int(limit)),
     ).fetchall()
-    return [normalise_comment(json.loads(raw)) for (raw,) in rows]
+    decode = codec_of(conn).decode
+    return [normalise_comment(decode(doc)) for (doc,) in rows]
 
 
 def thread_comments(conn: sqlite3.Connection, post_id: str) -> list[RawThing]:
@@ -210,6 +287,14 @@ def thread_comments(conn: sqlite3.Connection, post_id: str) -> list[RawThing]:
     ``(link_id, parent_id)`` index serves the lookup.
     """
     rows = conn.execute(
-        "SELECT raw FROM comments WHERE link_id = ? ORDER BY rowid ASC", (bare_id(post_id),)
+        "SELECT doc FROM comments WHERE link_id = ? ORDER BY rowid ASC", (bare_id(post_id),)
     ).fetchall()
-    return [normalise_comment(json.loads(raw)) for (raw,) in rows]
+    decode = codec_of(conn).decode
+    return [normalise_comment(decode(doc)) for (doc,) in rows]
+
+
+def all_posts(conn: sqlite3.Connection) -> Iterator[RawThing]:
+    """Every stored post in import order, as raw t3 dicts (normalised), one at a time."""
+    decode = codec_of(conn).decode
+    for (doc,) in conn.execute("SELECT doc FROM posts ORDER BY rowid"):
+        yield normalise_post(decode(doc))

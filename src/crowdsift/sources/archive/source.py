@@ -1,7 +1,9 @@
 """``archive``: a RedditSource over a local SQLite archive of Pushshift / Arctic Shift dumps.
 
-Keyless and offline. Search emulates ``/r/{sub}/search?restrict_sr=1`` with FTS5 (see
-``crowdsift.sources.archive.search`` for the query, sort and cursor rules); comments come from the
+Keyless and offline. Search emulates ``/r/{sub}/search?restrict_sr=1`` with FTS5, and finds a
+thread through its comments as well as its post (see ``crowdsift.sources.archive.search`` for
+the query, sort and cursor rules); an archive in an old format is refused with the command
+that converts it (``crowdsift archive migrate``). Comments come from the
 stored thread (``fetch_comment_tree`` reads all of it, so its tree is never a sample). Each
 OS thread gets its own read-only connection, because sqlite3 connections must not be shared
 by threads running queries at the same time.
@@ -52,6 +54,7 @@ class ArchiveSource:
         time_filter: TimeFilter = "all",
         limit: int = 25,
         after: str | None = None,
+        since: datetime | None = None,
     ) -> SearchPage:
         """One page of matching submissions (see ``crowdsift.sources.archive.search``)."""
         self._count(pages=1)
@@ -66,6 +69,7 @@ class ArchiveSource:
                 after=after,
                 now=self._clock(),
                 archive=f"archive {self.path}",
+                since=since,
             )
         except sqlite3.Error as exc:
             raise ArchiveError(f"searching archive {self.path} failed: {exc}") from exc

@@ -15,49 +15,69 @@ and the commit are two C calls that release the GIL, so they run on a finisher t
 the next batch is parsed; the connection is only ever used by one thread at a time. Parsing,
 the larger share, moves to worker processes for big files instead (``parallel``): they hand
 back rows already bound (``add_bound``).
+
+The full-text indexes are contentless (``db``): the text of a batch's rows is staged in two
+temporary tables with the batch, and the finisher indexes the rows that are new (rowid past
+the batch's start) from there; rows updated in place are re-indexed by trigger. Each batch
+commit writes one FTS5 segment per index, and merging segments is most of the index's cost,
+so batches are large (measured: 20,000-record batches index in half the time of 5,000).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, cast
 
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy
 from crowdsift.sources.archive import db
-from crowdsift.sources.archive.parse import CommentRow, PostRow, Record
+from crowdsift.sources.archive.parse import PostRow, Record
 from crowdsift.sources.archive.scrub import BoundRow, row_values
 
 log = get_logger(__name__)
 
 _UPSERT_POSTS = """
-INSERT INTO posts (id, subreddit, author, title, selftext, score, num_comments,
-                   created_utc, retrieved, raw, author_hash)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO posts (id, subreddit, author, title, score, num_comments,
+                   created_utc, retrieved, doc, author_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     subreddit = excluded.subreddit, author = excluded.author, title = excluded.title,
-    selftext = excluded.selftext, score = excluded.score, num_comments = excluded.num_comments,
-    created_utc = excluded.created_utc, retrieved = excluded.retrieved, raw = excluded.raw,
+    score = excluded.score, num_comments = excluded.num_comments,
+    created_utc = excluded.created_utc, retrieved = excluded.retrieved, doc = excluded.doc,
     author_hash = excluded.author_hash
-WHERE excluded.retrieved >= posts.retrieved AND excluded.raw IS NOT posts.raw
+WHERE excluded.retrieved >= posts.retrieved AND excluded.doc IS NOT posts.doc
 """
 _UPSERT_COMMENTS = """
-INSERT INTO comments (id, link_id, parent_id, subreddit, author, body, score,
-                      created_utc, retrieved, raw, author_hash)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO comments (id, link_id, parent_id, subreddit, author, score,
+                      created_utc, retrieved, doc, author_hash)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     link_id = excluded.link_id, parent_id = excluded.parent_id,
-    subreddit = excluded.subreddit, author = excluded.author, body = excluded.body,
+    subreddit = excluded.subreddit, author = excluded.author,
     score = excluded.score, created_utc = excluded.created_utc,
-    retrieved = excluded.retrieved, raw = excluded.raw, author_hash = excluded.author_hash
-WHERE excluded.retrieved >= comments.retrieved AND excluded.raw IS NOT comments.raw
+    retrieved = excluded.retrieved, doc = excluded.doc, author_hash = excluded.author_hash
+WHERE excluded.retrieved >= comments.retrieved AND excluded.doc IS NOT comments.doc
 """
-_RETRIEVED_AT = -3
-"""Where ``retrieved`` sits in a bound row: before ``raw`` and ``author_hash``."""
+_STAGE = """
+CREATE TEMP TABLE IF NOT EXISTS stage_posts (id TEXT PRIMARY KEY, text TEXT) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS stage_comments (id TEXT PRIMARY KEY, text TEXT) WITHOUT ROWID;
+"""
+_INDEX_NEW_POSTS = """
+INSERT INTO posts_fts (rowid, title, selftext, subreddit)
+SELECT p.rowid, p.title, s.text, p.subreddit
+FROM temp.stage_posts AS s JOIN posts AS p ON p.id = s.id WHERE p.rowid > ?
+"""
+_INDEX_NEW_COMMENTS = """
+INSERT INTO comments_fts (rowid, body, subreddit)
+SELECT c.rowid, s.text, c.subreddit
+FROM temp.stage_comments AS s JOIN comments AS c ON c.id = s.id WHERE c.rowid > ?
+"""
+_RETRIEVED_AT = 7
+"""Where ``retrieved`` sits in a bound row (of either table)."""
+_COLUMNS = 10
+"""A bound row's table columns; the indexed text follows them."""
 
 
 class BatchWriter:
@@ -76,36 +96,33 @@ class BatchWriter:
         *,
         batch_size: int,
         authors: AuthorPolicy,
-        max_chars: int = 32 << 20,
+        max_chars: int = 64 << 20,
         checkpointer: BackgroundCheckpointer | None = None,
     ) -> None:
         self.conn = conn
         self.authors = authors
+        self.codec = db.codec_of(conn)
         self.batch_size = max(1, batch_size)
         self.max_chars = max_chars
         self.checkpointer = checkpointer
-        self.posts: dict[str, PostRow | BoundRow] = {}
-        self.comments: dict[str, CommentRow | BoundRow] = {}
+        self.posts: dict[str, BoundRow] = {}
+        self.comments: dict[str, BoundRow] = {}
         self.chars = 0
+        conn.executescript(_STAGE)
         self._finisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archive-commit")
         self._finishing: Future[None] | None = None
 
-    def add(self, record: Record) -> bool:
-        """Queue a row; True when the batch is full and should be flushed."""
-        rows: dict[str, Any] = self.posts if type(record) is PostRow else self.comments
-        previous = rows.get(record.id)
-        if previous is None or record.retrieved >= previous.retrieved:
-            rows[record.id] = record
-        self.chars += len(record.raw)
-        return len(self.posts) + len(self.comments) >= self.batch_size or (
-            self.chars >= self.max_chars
-        )
+    def add(self, record: Record, line: str | bytes = "") -> bool:
+        """Queue a row (``line``: its JSON text, if at hand; see ``row_values``); True when
+        the batch is full and should be flushed."""
+        values = row_values(record, self.authors, self.codec, line)
+        return self.add_bound(values, type(record) is PostRow, len(line) or 1000)
 
     def add_bound(self, values: BoundRow, post: int, size: int) -> bool:
-        """``add`` for a row already turned into its upsert parameters (``row_values``, by a
+        """``add`` for a row already turned into its parameters (``row_values``, by a
         parsing worker, see ``crowdsift.sources.archive.parallel``): ``post`` says which table,
-        ``size`` is the length of its raw JSON before scrubbing."""
-        rows: dict[str, Any] = self.posts if post else self.comments
+        ``size`` is the length of its JSON text."""
+        rows = self.posts if post else self.comments
         key = values[0]
         previous = rows.get(key)
         if previous is None or values[_RETRIEVED_AT] >= previous[_RETRIEVED_AT]:
@@ -116,24 +133,20 @@ class BatchWriter:
         )
 
     def flush(self) -> None:
-        """Upsert the pending rows in one transaction; new posts are indexed in it too.
+        """Upsert the pending rows in one transaction; new rows are indexed in it too.
 
-        The upserts run here; indexing the new posts and the commit (single long C calls
-        that release the GIL) finish on the finisher thread while the caller parses the
-        next batch. ``wait`` (or the next ``flush``, or leaving the ``with``) joins them.
+        The upserts and the staging of the text run here; indexing the new rows and the
+        commit (single long C calls that release the GIL) finish on the finisher thread
+        while the caller parses the next batch. ``wait`` (or the next ``flush``, or leaving
+        the ``with``) joins them.
         """
         if not self.posts and not self.comments:
             return
         self.wait()  # the previous batch is committed: the connection is this thread's again
-        conn, authors = self.conn, self.authors
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            last_rowid = None
-            if self.posts:
-                last_rowid = db.max_post_rowid(conn)
-                conn.executemany(_UPSERT_POSTS, _bindings(self.posts.values(), authors))
-            if self.comments:
-                conn.executemany(_UPSERT_COMMENTS, _bindings(self.comments.values(), authors))
+            after = (_upsert(conn, "posts", self.posts), _upsert(conn, "comments", self.comments))
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -141,7 +154,7 @@ class BatchWriter:
         self.posts.clear()
         self.comments.clear()
         self.chars = 0
-        self._finishing = self._finisher.submit(self._finish, last_rowid)
+        self._finishing = self._finisher.submit(self._finish, *after)
 
     def wait(self) -> None:
         """Block until the last flushed batch is committed; raise what committing it raised."""
@@ -149,12 +162,16 @@ class BatchWriter:
         if finishing is not None:
             finishing.result()
 
-    def _finish(self, last_rowid: int | None) -> None:
-        """Index the batch's new posts and commit it (on the finisher thread)."""
+    def _finish(self, posts_after: int | None, comments_after: int | None) -> None:
+        """Index the batch's new rows and commit it (on the finisher thread)."""
         conn = self.conn
         try:
-            if last_rowid is not None:
-                db.index_new_posts(conn, last_rowid)
+            if posts_after is not None:
+                conn.execute(_INDEX_NEW_POSTS, (posts_after,))
+                conn.execute("DELETE FROM temp.stage_posts")
+            if comments_after is not None:
+                conn.execute(_INDEX_NEW_COMMENTS, (comments_after,))
+                conn.execute("DELETE FROM temp.stage_comments")
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -181,10 +198,19 @@ class BatchWriter:
             self._finisher.shutdown(wait=True)
 
 
-def _bindings(rows: Iterable[Record | BoundRow], authors: AuthorPolicy) -> list[BoundRow]:
-    """The upsert parameters of a batch: rows as parsed are bound here (``row_values``),
-    rows a parsing worker bound already (plain tuples) are taken as they are."""
-    return [row if type(row) is tuple else row_values(cast(Record, row), authors) for row in rows]
+def _upsert(conn: sqlite3.Connection, table: str, rows: dict[str, BoundRow]) -> int | None:
+    """Upsert ``rows`` into ``table`` and stage their text; the largest rowid before them
+    (rows past it are new and need indexing), or None when there were no rows."""
+    if not rows:
+        return None
+    after = int(conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0])  # noqa: S608
+    upsert = _UPSERT_POSTS if table == "posts" else _UPSERT_COMMENTS
+    conn.executemany(upsert, [row[:_COLUMNS] for row in rows.values()])
+    conn.executemany(
+        f"INSERT INTO temp.stage_{table} (id, text) VALUES (?, ?)",  # noqa: S608
+        [(row[0], row[_COLUMNS]) for row in rows.values()],
+    )
+    return after
 
 
 class BackgroundCheckpointer:
