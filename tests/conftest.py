@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import uuid
@@ -41,6 +42,9 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     monkeypatch.setenv("CROWDSIFT_HOME", str(home))
     for name in _CROWDSIFT_VARS:
         monkeypatch.delenv(name, raising=False)
+    # reddit-api refuses to run without a user agent naming its operator; tests talk to local
+    # servers only, so they say so (a test of that refusal deletes it)
+    monkeypatch.setenv("REDDIT_USER_AGENT", "test:crowdsift-tests:0 (local protocol servers)")
     for name in [n for n in os.environ if n.startswith("CROWDSIFT_") and n != "CROWDSIFT_HOME"]:
         if not name.startswith("CROWDSIFT_TEST_"):
             monkeypatch.delenv(name)
@@ -48,6 +52,24 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     yield home
     get_settings.cache_clear()
     configure_logging()  # a test may have pointed logs at a stream that is now closed
+
+
+@pytest.fixture(scope="session")
+def dead_port() -> Iterator[int]:
+    """A loopback port bound but never listening: every connection is refused at once, and
+    nothing else can take the port while the suite runs."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def no_real_arctic_shift(
+    isolated_environment: Path, dead_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--source auto`` (the default) tries Arctic Shift: unless a test points it at a server
+    of its own, it gets a dead local address, never the real API."""
+    monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://127.0.0.1:{dead_port}")
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ def test_unknown_source_is_a_usage_error(tmp_path: Path) -> None:
 def test_schema_prints_every_model_and_one_model() -> None:
     everything = json.loads(invoke("schema").stdout)  # type: ignore[attr-defined]
     assert set(everything) == {
-        "SearchPlan", "Post", "Comment", "FetchResult", "FetchReport",
+        "SearchPlan", "Post", "Comment", "FetchResult", "FetchReport", "SourceStatus",
         "ResearchResult", "RedditResponse", "ExpertResponse", "ResearchRequest", "Job",
     }  # fmt: skip
     one = json.loads(invoke("schema", "Post").stdout)  # type: ignore[attr-defined]

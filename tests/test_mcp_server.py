@@ -43,7 +43,10 @@ QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 
 def server_env(home: Path) -> dict[str, str]:
     """What a user's MCP host would set: a data dir, the keyless engine, no model download."""
-    return {"CROWDSIFT_HOME": str(home), "CROWDSIFT_ENGINE": "local", "HF_HUB_OFFLINE": "1"}
+    return {
+        "CROWDSIFT_HOME": str(home), "CROWDSIFT_ENGINE": "local", "HF_HUB_OFFLINE": "1",
+        "CROWDSIFT_SOURCE": "archive",  # the bundled sample, never the live Arctic Shift
+    }  # fmt: skip
 
 
 def error_text(result: CallToolResult) -> str:

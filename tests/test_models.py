@@ -73,6 +73,8 @@ def test_fetch_result_schema_has_no_notes_and_post_has_the_allowed_fields() -> N
         "fetched_at",
         "posts",
         "sample_data",  # issue 18: true when the bundled demo archive answered
+        "source_status",  # issue 20: what each source of the chain did
+        "since",  # issue 20: the --since bound no post here is older than
     }
     post_fields = set(SCHEMA_MODELS["Post"].model_json_schema()["properties"])
     assert post_fields == {

@@ -199,7 +199,9 @@ def scan(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scan]:
             **SECRETS,
             "CROWDSIFT_HOME": str(home),
             "REDDIT_CLIENT_ID": REDDIT_ID,
+            "REDDIT_USER_AGENT": "python:crowdsift-secret-scan:1.0 (by /u/crowdsift-tests)",
             "REDDIT_API_BASE_URL": reddit.base_url,
+            "ARCTIC_SHIFT_BASE_URL": f"http://127.0.0.1:{free_port()}",  # refused: never the web
             "REDDIT_AUTH_URL": reddit.auth_url,
             "CROWDSIFT_LLM_BASE_URL": llm.base_url,
             "CROWDSIFT_LLM_MAX_RETRIES": "0",
@@ -224,6 +226,8 @@ def scan(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scan]:
             "schema": ["schema"],
             "prices": ["prices", "show"],
             "experts list": ["experts", "list"],
+            "doctor": ["doctor"],
+            "doctor json": ["doctor", "--json"],
         }  # fmt: skip
         for name, args in commands.items():
             _run(name, args, env, result)

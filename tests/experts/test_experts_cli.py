@@ -98,3 +98,18 @@ def test_an_unusable_database_is_exit_1(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("CROWDSIFT_DATABASE_URL", f"sqlite:///{blocker / 'db.sqlite'}")
     result = runner.invoke(experts_app, ["list"])
     assert result.exit_code == 1 and result.stderr.startswith("error: ")
+
+
+def test_a_channel_without_a_username_imports_with_a_note_on_public_links(tmp_path: Path) -> None:
+    messages = [{"id": 2, "type": "message", "date_unixtime": "1780000000", "text": "Oil the saw"}]
+    path = tmp_path / "result.json"
+    path.write_text(
+        json.dumps({"name": "Shop", "type": "private_channel", "id": 42, "messages": messages})
+    )
+
+    result = runner.invoke(experts_app, ["import", str(path)], catch_exceptions=False)
+
+    assert result.exit_code == 0, result.output
+    assert "imported c_42 (Shop, t.me/c/42, no username: linked by channel id)" in result.stdout
+    (note,) = [line for line in result.stdout.splitlines() if line.strip().startswith("note:")]
+    assert "https://t.me/c/<channel id>/<message id>" in note and "--channel USERNAME" in note

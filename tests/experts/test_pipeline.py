@@ -786,3 +786,34 @@ def test_the_demo_panel_keeps_each_channel_to_its_own_posts(
             assert source.url == f"https://t.me/{channels[response.expert_id]}/{source.post_id}"
             assert source.post_id in own
         assert set(_pl_cited(response.answer)) <= {s.post_id for s in response.main_sources}
+
+
+# --- --since: the panel's recent window set by the user ---------------------------------------
+
+
+def test_since_bounds_every_phase_like_recent_only(dated_store: MemoryExpertStore) -> None:
+    engine = _pl_scripted()
+    response = _pl_run(dated_store, engine, since=NOW - timedelta(days=30))
+    assert _pl_mapped_ids(engine) == {2, 3}  # map never saw 1, 4 or 5
+    assert _pl_reduce_context(engine) == [(2, Relevance.HIGH), (3, Relevance.CONTEXT)]
+    assert response.counts["drift_groups"] == 0
+
+
+def test_since_and_recent_only_keep_the_later_bound(dated_store: MemoryExpertStore) -> None:
+    engine = _pl_scripted()
+    # --since 7 days is narrower than recent-only's 30: post 3 (10 days old) falls out too
+    _pl_run(dated_store, engine, use_recent_only=True, since=NOW - timedelta(days=7))
+    assert _pl_mapped_ids(engine) == {2}
+    wider = _pl_scripted()
+    # --since 150 days is wider: recent-only's 30 days still applies
+    _pl_run(dated_store, wider, use_recent_only=True, since=NOW - timedelta(days=150))
+    assert _pl_mapped_ids(wider) == {2, 3}
+
+
+def test_run_panel_passes_since_to_every_expert(dated_store: MemoryExpertStore) -> None:
+    engine = _pl_scripted()
+    asyncio.run(
+        run_panel(QUESTION, ["alpha"], store=dated_store, engine=engine, config=_pl_config(),
+                  clock=_pl_clock, since=NOW - timedelta(days=30))
+    )  # fmt: skip
+    assert _pl_mapped_ids(engine) == {2, 3}

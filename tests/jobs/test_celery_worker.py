@@ -198,6 +198,7 @@ def reddit_env(server: RedditProtocolServer, *, max_attempts: int) -> dict[str, 
     return {
         "CROWDSIFT_SOURCE": "reddit-api",
         "REDDIT_CLIENT_ID": REDDIT_ID,
+        "REDDIT_USER_AGENT": "python:crowdsift-tests:1.0 (by /u/crowdsift-tests)",
         "REDDIT_CLIENT_SECRET": REDDIT_SECRET,
         "REDDIT_API_BASE_URL": server.base_url,
         "REDDIT_AUTH_URL": server.auth_url,

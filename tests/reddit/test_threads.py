@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.sources.reddit.threads import comment_tree, flatten_listing
+from crowdsift.sources.reddit.threads import collapsed_tree, comment_tree, flatten_listing
 from crowdsift.testing.factories import raw_comment
 from tests.support.reddit_listings import CommentTree, listing
 
@@ -291,3 +291,20 @@ def test_flatten_does_not_change_its_input() -> None:
 def test_flatten_tolerates_empty_or_odd_replies(replies: object) -> None:
     children = [{"kind": "t1", "data": {**c("only"), "replies": replies}}]
     assert ids(flatten_listing(children, "p1", limit=10, depth=5)) == ["only"]
+
+
+def test_collapsed_tree_unnests_and_lists_collapsed_ids_shallowest_first() -> None:
+    items = [
+        {"kind": "t1", "data": {"id": "a", "replies": {"kind": "Listing", "data": {"children": [
+            {"kind": "t1", "data": {"id": "b", "replies": [{"kind": "t1", "data": {"id": "e"}}]}},
+            {"kind": "more", "data": {"children": ["d1", "d2"]}},
+        ]}}}},
+        {"kind": "more", "data": {"children": ["t1_c", "d1"]}},
+        "junk",
+        {"kind": "more", "data": {"children": "not a list"}},
+    ]  # fmt: skip
+    comments, collapsed = collapsed_tree(items)
+    assert [c["id"] for c in comments] == ["a", "b", "e"]
+    assert all("replies" not in c for c in comments)
+    assert "replies" in items[0]["data"]  # type: ignore[index, operator]  # inputs untouched
+    assert collapsed == ["c", "d1", "d2"]  # the top-level stub first, each id once

@@ -18,14 +18,22 @@ https://arctic-shift.photon-reddit.com does, per its reference
   words are ANDed, ``"a b"`` is a phrase, ``OR`` alternates, ``-word`` excludes; words are
   lower-cased, English stop words dropped and a trailing plural ``s`` folded (Postgres stems more).
 - ``parent_id=`` (empty) on comment search means top-level comments; IDs may carry t1_/t3_.
-- ``fields`` accepts only the documented selectable fields.
+- ``fields`` accepts only the documented selectable fields (so ``permalink``/``is_self`` are a
+  400, and comment search refuses post fields).
+- ``/api/comments/tree`` (``link_id`` required, ``limit`` 1-25000, default 50) nests comments
+  the way Reddit does and collapses what is past ``limit`` into ``more`` stubs (see
+  ``arctic_shift_query.tree``); ``/api/comments/ids`` and ``/api/posts/ids`` answer up to 500 ids.
+
+As projects using the API live in 2026 recorded it: the ``api_error`` fault with ``status=200``
+sends the error envelope inside HTTP 200; ``rate_limit_headers=True`` adds
+``x-ratelimit-reset`` (seconds left in a 60 s window of the server clock) and
+``x-ratelimit-reset-at`` (epoch milliseconds) to every answer, with no
+``x-ratelimit-remaining``.
 
 Where the docs are silent we choose, and say so: an unknown parameter, a bad value or an
 unselectable field is HTTP 400 with the error envelope; an unknown path is 404. ``md2html`` is
-accepted and adds a minimal escaped ``selftext_html``/``body_html``. ``/api/posts/ids``
-(``ids``: comma-separated, ``t3_`` optional) answers the archived posts among them;
-``/api/comments/tree``, ``/api/comments/ids`` and the aggregate/user/subreddit endpoints are
-not emulated (404).
+accepted and adds a minimal escaped ``selftext_html``/``body_html``. The aggregate, user and
+subreddit endpoints are not emulated (404).
 
 Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``, see ``tests.support.chaos``) injects
 faults at random but reproducible rates after the scripted ``add_fault`` ones.
@@ -56,6 +64,7 @@ from tests.support.arctic_shift_query import (
     parse_limit,
     reject_unknown,
     shape,
+    tree,
 )
 from tests.support.chaos import ChaosConfig, ChaosHost, ChaosMonkey
 from tests.support.local_http import Reply
@@ -89,6 +98,7 @@ class ArcticShiftServer(ChaosHost):
         clock: Callable[[], datetime] | None = None,
         chaos: ChaosConfig | None = None,
         chaos_clock: Callable[[], float] = time.monotonic,
+        rate_limit_headers: bool = False,
     ) -> None:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._lock = threading.Lock()
@@ -99,6 +109,7 @@ class ArcticShiftServer(ChaosHost):
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.latency = 0.0
+        self.rate_limit_headers = rate_limit_headers
         self._chaos: ChaosMonkey | None = None
         self.set_chaos(chaos, clock=chaos_clock)
 
@@ -201,7 +212,22 @@ class ArcticShiftServer(ChaosHost):
             return {"data": self._search(posts if is_post else comments, params, is_post)}
         if path == "/api/posts/ids":
             return {"data": by_ids(posts, params)}
+        if path == "/api/comments/ids":
+            return {"data": by_ids(comments, params, is_post=False)}
+        if path == "/api/comments/tree":
+            return {"data": tree(comments, params)}
         raise ApiError(f"Not found: {path}", status=404)
+
+    def window_headers(self) -> dict[str, str]:
+        """Arctic Shift's reset-only rate-limit headers for now (empty unless enabled)."""
+        if not self.rate_limit_headers:
+            return {}
+        now = self._clock().timestamp()
+        left = 60.0 - now % 60.0
+        return {
+            "x-ratelimit-reset": f"{left:g}",
+            "x-ratelimit-reset-at": str(int((now + left) * 1000)),
+        }
 
     def _search(self, items: list[Item], params: dict[str, str], is_post: bool) -> list[Item]:
         reject_unknown(params, POST_PARAMS if is_post else COMMENT_PARAMS)
@@ -273,7 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _reply(self, reply: Reply) -> None:
         """Send ``reply``; JSON unless its headers name another Content-Type."""
-        headers = dict(reply.headers)
+        headers = {**self.api.window_headers(), **dict(reply.headers)}
         content_type = headers.pop("Content-Type", "application/json; charset=utf-8")
         self.send_response(reply.status)
         self.send_header("Content-Type", content_type)
@@ -288,7 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "disconnect":
             self.close_connection = True
             return
-        headers: dict[str, str] = {}
+        headers: dict[str, str] = self.api.window_headers()
         if "retry_after" in opts:
             headers["Retry-After"] = str(opts["retry_after"])
         if fault.kind == "status":

@@ -61,7 +61,8 @@ def import_command(
         typer.Option(
             "--channel",
             help="The channel's t.me username, for post links. Default: inferred from the "
-            "channel's links to its own posts.",
+            "channel's links to its own posts; without one, links use the channel's id "
+            "(https://t.me/c/ID/POST, for members only).",
         ),
     ] = None,
     author_ids: Annotated[
@@ -139,7 +140,11 @@ def list_command(as_json: JsonOption = False) -> None:
 
 def _print_report(report: ExpertImportReport) -> None:
     """A few plain lines: what was stored, then what was skipped and why."""
-    source = "--channel" if report.channel_source == "option" else "inferred from its own links"
+    source = {
+        "option": "--channel",
+        "self-links": "inferred from its own links",
+        "channel-id": "no username: linked by channel id",
+    }[report.channel_source]
     kinds = ", ".join(f"{n} {kind}" for kind, n in report.links_by_kind.items()) or "none"
     lines = [
         f"imported {report.expert_id} ({report.name}, t.me/{report.channel}, {source}) "
@@ -159,6 +164,8 @@ def _print_report(report: ExpertImportReport) -> None:
         )
     if report.naive_dates:
         lines.append(f"  {report.naive_dates} dates had no date_unixtime and were read as UTC")
+    if report.note:
+        lines.append(f"  note: {report.note}")
     if (d := report.discussion) is not None:
         lines.append(
             f"  discussion: {d.matched_copies}/{d.copies} post copies matched, "

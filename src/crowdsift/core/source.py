@@ -8,6 +8,7 @@ pure filtering layer serves them all. Nothing here performs I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from crowdsift.core.config import SearchSort, SourceName, TimeFilter
@@ -19,6 +20,9 @@ DELETED_MARKERS = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[re
 """What Reddit writes in place of a deleted or removed author or body."""
 AUTOMODERATOR = "automoderator"
 """The moderation bot's name, lower-cased: nobody's identity, and never evidence."""
+ENGAGEMENT_PENDING = "crowdsift_engagement_pending"
+"""Set to True on a raw t3 whose ``score``/``num_comments`` are placeholders (Arctic Shift
+before its second retrieval): rankers treat its engagement as unknown, not as final."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,13 @@ class RedditSource(Protocol):
         time_filter: TimeFilter = "all",
         limit: int = 25,
         after: str | None = None,
+        since: datetime | None = None,
     ) -> SearchPage:
         """One page of submissions in ``subreddit`` matching ``term`` (restrict_sr semantics).
+
+        ``since`` (``--since``) is a lower bound on ``created_utc`` that a source narrows its
+        search with where it can (Arctic Shift's ``after``, the archive's query); the fetcher
+        drops anything older that still comes back, so a source may also ignore it.
 
         Raises SubredditUnavailableError for a private/banned/missing subreddit, TransportError or
         ResponseError when the request fails for good.

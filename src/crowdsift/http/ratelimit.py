@@ -1,4 +1,4 @@
-"""Stay under Reddit's rate limit by reading the ``x-ratelimit-*`` headers, like prawcore does.
+"""Stay under a server's rate limit by reading its ``x-ratelimit-*`` headers, as prawcore does.
 
 Reddit answers every OAuth request with three headers: ``x-ratelimit-remaining`` (requests left
 in the window, often a float such as ``"599.0"``), ``x-ratelimit-used`` and
@@ -15,6 +15,13 @@ when the next request may go:
 Several fetcher threads share one limiter, so its state sits behind a lock and each
 ``delay()`` reserves one request from ``remaining``: four threads cannot all spend the last
 request of a window because each saw ``remaining == 1``.
+
+Arctic Shift sends the window's end without ``x-ratelimit-remaining``: ``x-ratelimit-reset``
+(seconds left in its 60 s window) and ``x-ratelimit-reset-at`` (epoch **milliseconds**). Such
+headers say nothing about how many requests are left, so they never slow a request down by
+themselves; the limiter only remembers when the window ends, and ``back_off`` (called when the
+server says "slow down") holds every request until then. A reset is never believed beyond one
+window (``window_size``): a timestamp misread as seconds cannot stall a fetch for decades.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ log = get_logger(__name__)
 
 DEFAULT_WINDOW = 600.0
 """Reddit's rate-limit window in seconds (600 requests per 600 s for OAuth clients)."""
+_EPOCH_MS_FROM = 100_000_000_000.0
+"""A ``reset-at`` at least this large is epoch milliseconds (as seconds it is the year 5138)."""
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
@@ -55,8 +64,11 @@ class RateLimiter:
         burst_fraction: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
+        """``clock`` measures waits; ``wall_clock`` (epoch s) reads ``x-ratelimit-reset-at``."""
         self.window_size = window_size
+        self._wall_clock = wall_clock
         self.max_pace = max_pace
         self.burst_fraction = burst_fraction
         self._clock = clock
@@ -94,10 +106,13 @@ class RateLimiter:
         headers (an error page, a token request) needs no further bookkeeping.
         """
         remaining = _number(headers, "x-ratelimit-remaining")
-        seconds_to_reset = _number(headers, "x-ratelimit-reset")
-        if remaining is None or seconds_to_reset is None:
+        seconds_to_reset = self.seconds_to_reset(headers)
+        if seconds_to_reset is None:
             return
-        seconds_to_reset = max(seconds_to_reset, 0.0)
+        if remaining is None:  # the window's end only (Arctic Shift): remember it, no pacing
+            with self._lock:
+                self.reset_at = self._clock() + seconds_to_reset
+            return
         used = _number(headers, "x-ratelimit-used")
         if used is None or used < 0:
             used = max(self.window_size - remaining, 0.0)
@@ -107,6 +122,35 @@ class RateLimiter:
             self.used = used
             self.reset_at = now + seconds_to_reset
             self.next_request_at = now + self._wait_for(self.remaining, used, seconds_to_reset)
+
+    def seconds_to_reset(self, headers: Mapping[str, str]) -> float | None:
+        """Seconds until the window resets, from ``x-ratelimit-reset`` (seconds left) or else
+        ``x-ratelimit-reset-at`` (epoch milliseconds, or seconds when small); never more than
+        one window, never negative; None without a usable header."""
+        seconds = _number(headers, "x-ratelimit-reset")
+        if seconds is None:
+            at = _number(headers, "x-ratelimit-reset-at")
+            if at is None:
+                return None
+            at = at / 1000.0 if at >= _EPOCH_MS_FROM else at
+            seconds = at - self._wall_clock()
+        return min(max(seconds, 0.0), self.window_size)
+
+    def back_off(self, fallback: float, *, cap: float | None = None) -> float:
+        """The server asked us to slow down: hold every request until the window resets (when
+        the headers told us when), else for ``fallback`` seconds, never longer than ``cap``.
+        Returns the hold in seconds; the next ``delay()`` of any thread serves it."""
+        with self._lock:
+            now = self._clock()
+            reset = self.reset_at if self.reset_at is not None and self.reset_at > now else None
+            until = reset if reset is not None else now + max(fallback, 0.0)
+            if cap is not None:
+                until = min(until, now + max(cap, 0.0))
+            if self.next_request_at is None or until > self.next_request_at:
+                self.next_request_at = until
+            hold = self.next_request_at - now
+        log.info("rate_limit_back_off", seconds=round(hold, 3), from_headers=reset is not None)
+        return hold
 
     def _wait_for(self, remaining: float, used: float, seconds_to_reset: float) -> float:
         """Seconds from now until the next request (prawcore's pacing, capped by max_pace)."""

@@ -5,7 +5,8 @@ log one ``http_request`` event, then decide:
 
 * 2xx with valid JSON → the parsed body;
 * 429, 5xx, a timeout, a dropped connection, or a 2xx with broken JSON → retry (tenacity
-  policy from ``retry.py``; every retry spends one from the fetch's ``RetryBudget``);
+  policy from ``retry.py``; every retry spends one from the fetch's ``RetryBudget``); a 429
+  without ``Retry-After`` waits for the rate limiter's window reset when the headers gave one;
 * a host name that does not resolve → ``SourceUnreachableError`` at once, and so do refused
   connections and failed TLS handshakes once their retries are spent. The source is then
   unreachable for the rest of this transport's life (one run): later requests, and retries
@@ -255,13 +256,19 @@ class HttpTransport:
         until = datetime.now(UTC) + timedelta(seconds=wait)
         return TransportError(
             f"GET {display} answered HTTP {exc.status} ({exc.reason}) and asked us to wait "
-            f"{wait:.0f} s (Retry-After), longer than CROWDSIFT_MAX_RETRY_WAIT "
-            f"({self.policy.max_retry_wait:g} s) allows; not asking again sooner than the "
+            f"{wait:.0f} s (Retry-After or its rate-limit reset), longer than "
+            f"CROWDSIFT_MAX_RETRY_WAIT ({self.policy.max_retry_wait:g} s) allows; not asking "
+            "again sooner than the "
             f"server said. Try again after {until:%Y-%m-%d %H:%M} UTC, or raise "
             "CROWDSIFT_MAX_RETRY_WAIT.",
             url=display,
             status=exc.status,
         )
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """The injected sleep: a source that paces itself waits through the same one."""
+        return self._sleep
 
     def count_page(self) -> None:
         """Sources call this once per search page they return (thread-safe)."""
@@ -371,6 +378,8 @@ class HttpTransport:
                 raise RetryableResponse(f"invalid or truncated JSON: {exc}", status=status) from exc
         if is_retryable_status(status):
             retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if retry_after is None and status == 429 and self.rate_limiter is not None:
+                retry_after = self.rate_limiter.seconds_to_reset(response.headers)  # window end
             raise RetryableResponse(
                 response.reason_phrase or "error", status=status, retry_after=retry_after
             )

@@ -6,6 +6,10 @@ One search costs ``search.list`` (100 quota units of the default 10,000 a day), 
 through the shared ``HttpTransport`` (retries, retry budget, response cache), so a repeated
 question spends no quota. The protocol itself (errors, quota, shapes) is ``youtube_api.py``.
 
+``published_after`` (``--since``) is sent as ``publishedAfter`` and checked again on each
+video's ``publishedAt``: a video that is older, or undated, is dropped (``stats.extra``
+``older_than_since``), so no older video reaches an answer whatever the server does.
+
 Counts and comments are extras: if fetching them fails, the videos are still returned. The
 API key travels as ``?key=``, so URLs in messages and logs never carry their query string,
 and error messages are scrubbed of the key.
@@ -31,6 +35,8 @@ from crowdsift.core.errors import (
     SourceError,
 )
 from crowdsift.core.log import get_logger, redact_text, register_secrets
+from crowdsift.core.since import rfc3339
+from crowdsift.http.identity import crowdsift_user_agent
 from crowdsift.http.transport import HttpTransport, OwnsClient
 from crowdsift.sources.models import EvidenceComment, EvidenceItem
 from crowdsift.sources.youtube_api import (
@@ -112,7 +118,7 @@ class YouTubeSource(OwnsClient):
         client = http_client or httpx.Client(
             base_url=base_url,
             timeout=settings.http_timeout,
-            headers={"User-Agent": settings.reddit_user_agent, "Accept": "application/json"},
+            headers={"User-Agent": crowdsift_user_agent(), "Accept": "application/json"},
             follow_redirects=False,
         )
         transport = YouTubeTransport.from_settings(client, settings, source="youtube", sleep=sleep)
@@ -145,7 +151,12 @@ class YouTubeSource(OwnsClient):
     # --- public -------------------------------------------------------------------------
 
     def search(
-        self, query: str, limit: int = 5, *, comments_per_video: int | None = None
+        self,
+        query: str,
+        limit: int = 5,
+        *,
+        comments_per_video: int | None = None,
+        published_after: datetime | None = None,
     ) -> list[EvidenceItem]:
         """Up to ``limit`` videos for ``query`` (relevance order), with counts and comments.
 
@@ -154,8 +165,10 @@ class YouTubeSource(OwnsClient):
         """
         params = {"part": "snippet", "type": "video", "q": query, "order": "relevance"}
         params["maxResults"] = str(min(max(limit, 1), MAX_SEARCH_RESULTS))
+        if published_after is not None:
+            params["publishedAfter"] = rfc3339(published_after)
         body = self._get("search", params)
-        hits = self._hits(response_items(body, "search"))
+        hits = self._recent(self._hits(response_items(body, "search")), published_after)
         self.transport.count_page()
         per_video = self.comments_per_video if comments_per_video is None else comments_per_video
         details = self._details([hit.video_id for hit in hits])
@@ -221,6 +234,17 @@ class YouTubeSource(OwnsClient):
                 seen.add(hit.video_id)
                 hits.append(hit)
         return hits
+
+    def _recent(self, hits: list[SearchHit], since: datetime | None) -> list[SearchHit]:
+        """The hits published at or after ``since`` (all of them without it)."""
+        if since is None:
+            return hits
+        kept = [h for h in hits if h.published_at is not None and h.published_at >= since]
+        if len(kept) < len(hits):
+            with self._lock:
+                extra = self.stats.extra
+                extra["older_than_since"] = extra.get("older_than_since", 0) + len(hits) - len(kept)
+        return kept
 
     def _details(self, ids: list[str]) -> Details:
         """One videos.list call for all ids; on failure the videos go on without counts."""

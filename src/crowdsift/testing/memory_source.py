@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from crowdsift.core.config import SearchSort, SourceName, TimeFilter
 from crowdsift.core.errors import SourceError, SubredditUnavailableError
@@ -41,6 +42,7 @@ class MemorySource:
         time_filter: TimeFilter = "all",
         limit: int = 25,
         after: str | None = None,
+        since: datetime | None = None,
     ) -> SearchPage:
         with self._lock:
             self.calls.append(("search", subreddit, term, after or ""))

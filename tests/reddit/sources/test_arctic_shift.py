@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 
+from crowdsift import __version__
 from crowdsift.core.config import Settings
 from crowdsift.core.errors import (
     ResponseError,
@@ -19,6 +20,8 @@ from crowdsift.core.errors import (
 )
 from crowdsift.core.models import PERMALINK_RE
 from crowdsift.core.source import RedditSource
+from crowdsift.http.identity import crowdsift_user_agent
+from crowdsift.http.ratelimit import RateLimiter
 from crowdsift.http.retry import RetryBudget
 from crowdsift.http.transport import HttpTransport
 from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource, TimeCursor
@@ -28,10 +31,6 @@ from tests.support.arctic_shift_server import ArcticShiftServer
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 NOW_TS = int(NOW.timestamp())
 SUB = "BuyItForLife"
-
-
-def fixed_clock() -> datetime:
-    return NOW
 
 
 def make_post(
@@ -75,12 +74,23 @@ def make_comment(
 
 
 class Harness:
-    """A server, a source over an injected client, and the sleeps the transport asked for."""
+    """A server, a source over an injected client, and the sleeps the transport asked for.
 
-    def __init__(self, server: ArcticShiftServer) -> None:
-        self.server = server
+    One clock for the server and the source, moved on by every sleep, so waits are exact.
+    """
+
+    def __init__(self, now: datetime = NOW) -> None:
+        self.now = now
+        self.server = ArcticShiftServer(clock=self.clock)
         self.sleeps: list[float] = []
         self._clients: list[httpx.Client] = []
+
+    def clock(self) -> datetime:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += timedelta(seconds=seconds)
 
     def source(self, *, max_retries: int = 4, budget: int = 40) -> ArcticShiftSource:
         client = httpx.Client(base_url=self.server.base_url, timeout=5.0)
@@ -90,9 +100,9 @@ class Harness:
             source="arctic-shift",
             max_retries=max_retries,
             budget=RetryBudget(budget),
-            sleep=self.sleeps.append,
+            sleep=self.sleep,
         )
-        return ArcticShiftSource(transport, clock=fixed_clock)
+        return ArcticShiftSource(transport, clock=self.clock)
 
     def close(self) -> None:
         for client in self._clients:
@@ -104,8 +114,8 @@ class Harness:
 
 @pytest.fixture
 def arctic() -> Iterator[Harness]:
-    with ArcticShiftServer(clock=fixed_clock) as server:
-        harness = Harness(server)
+    harness = Harness()
+    with harness.server:
         try:
             yield harness
         finally:
@@ -222,7 +232,10 @@ def test_time_filter_all_sends_no_bound(arctic: Harness) -> None:
 
 
 def test_posts_are_raw_reddit_dicts_with_a_citable_permalink(arctic: Harness) -> None:
-    original = make_post("abc12", NOW_TS - 10, "Best cast iron skillet?", "Lodge or Field?")
+    original = make_post(
+        "abc12", NOW_TS - 10, "Best cast iron skillet?", "Lodge or Field?",
+        _meta={"retrieved_2nd_on": NOW_TS - 5},
+    )  # fmt: skip
     arctic.server.add_posts(SUB, [original])
     (post,) = arctic.source().search_subreddit(SUB, "skillet").posts
     assert post == original  # nothing dropped, nothing invented
@@ -386,11 +399,15 @@ def test_from_settings_builds_and_owns_its_client(arctic: Harness) -> None:
         arctic_shift_base_url=arctic.server.base_url + "/", reddit_user_agent="ua/1", retry_budget=7
     )
     arctic.server.add_posts(SUB, skillet_posts(2))
-    source = ArcticShiftSource.from_settings(settings, sleep=arctic.sleeps.append)
+    source = ArcticShiftSource.from_settings(settings, sleep=arctic.sleep)
     try:
         assert isinstance(source, RedditSource)
         assert source.name == "arctic-shift"
-        assert source.transport.client.headers["User-Agent"] == "ua/1"
+        assert source.transport.client.headers["User-Agent"] == crowdsift_user_agent()
+        assert source.transport.client.headers["User-Agent"].startswith(
+            f"crowdsift/{__version__}"
+        )  # crowdsift's own name, never the Reddit user agent
+        assert isinstance(source.transport.rate_limiter, RateLimiter)
         assert source.transport.budget is not None and source.transport.budget.total == 7
         assert len(source.search_subreddit(SUB, "skillet").posts) == 2
     finally:
@@ -462,7 +479,7 @@ def test_server_refuses_what_the_api_refuses(
 
 def test_server_unknown_path_is_404(arctic: Harness) -> None:
     with httpx.Client(base_url=arctic.server.base_url) as client:
-        response = client.get("/api/comments/tree", params={"link_id": "t3_x"})
+        response = client.get("/api/users/search", params={"author": "x"})
     assert response.status_code == 404
     assert "error" in response.json()
 

@@ -190,25 +190,57 @@ def arctic() -> Iterator[tuple[ArcticShiftServer, ArcticShiftSource]]:
         yield server, ArcticShiftSource(transport, clock=lambda: now)
 
 
-def test_arctic_shift_tree_is_built_from_the_oldest_hundred(
+def late_best() -> dict[str, Any]:
+    """A top-level comment posted after all of ``big_thread`` that outscores all of it: the
+    oldest 100 comments never hold it, the best ones always do."""
+    return comment("late", "t3_p1", 5000, BASE + 5000)
+
+
+def tree_paths(server: ArcticShiftServer) -> list[str]:
+    return [r.path for r in server.requests]
+
+
+def test_arctic_shift_tree_reads_the_whole_thread_not_its_oldest_hundred(
     arctic: tuple[ArcticShiftServer, ArcticShiftSource],
 ) -> None:
     server, source = arctic
-    flat = big_thread()
+    flat = [*big_thread(), late_best()]
     server.add_comments("p1", [*flat, alien()])
     server.add_comments("p2", [comment("other", "t3_p2", 50, BASE, post="p2")])
 
     got = source.fetch_comment_tree("p1", limit=100, depth=5)
 
-    params = [r.params for r in server.requests if r.path == "/api/comments/search"]
-    assert params == [{"link_id": "t3_p1", "sort": "asc", "limit": "100"}]  # no parent_id
+    params = [r.params for r in server.requests]
+    assert params == [{"link_id": "t3_p1", "limit": "2000"}]
+    assert tree_paths(server) == ["/api/comments/tree"]
     assert_is_a_tree(got, limit=100, depth=5)
-    oldest = sorted(flat, key=lambda x: x["created_utc"])[:100]
-    assert shape(got) == shape(comment_tree(oldest, "p1", limit=100, depth=5))
+    assert got[0]["id"] == "late"  # the best comment, although it is the newest
+    assert shape(got) == shape(comment_tree(flat, "p1", limit=100, depth=5))
     ids = {x["id"] for x in got}
-    assert {"ch1", "ch4", "r00_0"} <= ids  # replies of every level reach the tree
+    assert {"ch1", "ch4"} <= ids  # replies of every level reach the tree
     assert not {"ch5", "alien", "other"} & ids
-    assert len(got) == 60 + 4 + 32  # 100 sampled, minus ch5..ch8 below depth 5
+
+
+def test_arctic_shift_tree_expands_collapsed_more_stubs_by_id(
+    arctic: tuple[ArcticShiftServer, ArcticShiftSource],
+) -> None:
+    server, _ = arctic
+    flat = [*big_thread(), late_best()]
+    server.add_comments("p1", flat)
+    with httpx.Client(base_url=server.base_url, timeout=5.0) as client:
+        transport = HttpTransport(client, source="arctic-shift", sleep=lambda _: None)
+        source = ArcticShiftSource(transport, tree_limit=50)
+        answer = client.get("/api/comments/tree", params={"link_id": "t3_p1", "limit": 50})
+        stubs = [i for i in answer.json()["data"] if i["kind"] == "more"]
+        assert stubs and "late" in stubs[-1]["data"]["children"]  # the server collapsed it
+
+        got = source.fetch_comment_tree("p1", limit=100, depth=5)
+
+    assert tree_paths(server)[1:] == ["/api/comments/tree", "/api/comments/ids"]
+    assert got[0]["id"] == "late"
+    assert shape(got) == shape(comment_tree(flat, "p1", limit=100, depth=5))
+    assert source.stats.extra["tree_expanded"] == len(flat) - 50
+    assert "tree_collapsed_left" not in source.stats.extra
 
 
 def test_arctic_shift_tree_limit_and_top_order(
@@ -225,7 +257,7 @@ def test_arctic_shift_tree_limit_and_top_order(
     tops = [x for x in got if x["depth"] == 0]
     assert [x["score"] for x in tops] == sorted((x["score"] for x in tops), reverse=True)
     assert tops[0]["score"] == max(x["score"] for x in flat if x["parent_id"] == "t3_p1")
-    assert [r.params["limit"] for r in server.requests] == ["100"]
+    assert [r.params["limit"] for r in server.requests] == ["2000"]
 
 
 def test_arctic_shift_server_returns_every_level_without_parent_id(
@@ -246,7 +278,7 @@ def test_arctic_shift_tree_errors_surface(
     arctic: tuple[ArcticShiftServer, ArcticShiftSource],
 ) -> None:
     server, source = arctic
-    server.add_fault("/api/comments/search", "api_error", status=400, message="Bad link_id")
+    server.add_fault("/api/comments/tree", "api_error", status=400, message="Bad link_id")
     with pytest.raises(ResponseError, match="Bad link_id"):
         source.fetch_comment_tree("p1")
     assert source.fetch_comment_tree("p1", limit=0) == []

@@ -25,7 +25,9 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.config.sidecar import SidecarConfig
 
-SourceName = Literal["reddit-api", "arctic-shift", "archive"]
+SourceName = Literal["reddit-api", "arctic-shift", "archive", "auto"]
+"""``auto`` (the default) is the chain: reddit-api with credentials, else arctic-shift when it
+answers, else the user's archive, else the bundled sample (``sources.reddit.chain``)."""
 SearchSort = Literal["relevance", "new", "top", "hot", "comments"]
 TimeFilter = Literal["hour", "day", "week", "month", "year", "all"]
 
@@ -48,9 +50,11 @@ class Settings(BaseSettings):
     reddit_client_secret: SecretStr | None = Field(
         None, validation_alias=_env("REDDIT_CLIENT_SECRET")
     )
-    reddit_user_agent: str = Field(
-        "python:crowdsift:0.1.0 (by /u/crowdsift-user)",
+    reddit_user_agent: str | None = Field(
+        None,
         validation_alias=_env("REDDIT_USER_AGENT"),
+        description="unset: built from REDDIT_USERNAME (Reddit wants "
+        "'<platform>:<app id>:<version> (by /u/<username>)'); reddit-api only",
     )
     reddit_username: str | None = Field(None, validation_alias=_env("REDDIT_USERNAME"))
     reddit_password: SecretStr | None = Field(None, validation_alias=_env("REDDIT_PASSWORD"))
@@ -70,7 +74,12 @@ class Settings(BaseSettings):
     home: Path | None = Field(None, validation_alias=_env("CROWDSIFT_HOME"))
     database_url: str | None = Field(None, validation_alias=_env("CROWDSIFT_DATABASE_URL"))
     archive_path: Path | None = Field(None, validation_alias=_env("CROWDSIFT_ARCHIVE"))
-    source: SourceName | None = Field(None, validation_alias=_env("CROWDSIFT_SOURCE"))
+    source: SourceName = Field(
+        "auto",
+        validation_alias=_env("CROWDSIFT_SOURCE"),
+        description="reddit-api | arctic-shift | archive | auto (each in turn, falling through "
+        "on failure)",
+    )
     log_level: str = Field("WARNING", validation_alias=_env("CROWDSIFT_LOG_LEVEL"))
     import_workers: int | None = Field(
         None,
@@ -201,6 +210,12 @@ class Settings(BaseSettings):
         "gpt-4o-mini", validation_alias=AliasChoices("MODEL_DRIFT_ANALYSIS", "model_drift_analysis")
     )
     embedding_model: str | None = Field(None, validation_alias=_env("CROWDSIFT_EMBEDDING_MODEL"))
+    embedding_runtime: Literal["auto", "onnx", "sentence-transformers"] = Field(
+        "auto",
+        validation_alias=_env("CROWDSIFT_EMBEDDING_RUNTIME"),
+        description="auto (ONNX Runtime when the model was exported, else sentence-transformers), "
+        "onnx (the export is required) or sentence-transformers",
+    )
 
     # --- Feeds (Chroma) ---------------------------------------------------------------------
     chroma_url: str | None = Field(

@@ -6,7 +6,8 @@ posts) → resolve (HIGH posts plus their depth-1 linked posts) → reduce (the 
 gets the engine and the store injected, and everything reads only this expert's rows. One
 expert failing never loses the others' answers: it comes back with ``status="failed"`` and a
 note. ``use_recent_only`` keeps posts, linked posts and drift groups of the last
-``recent_days`` days, measured from the injected clock.
+``recent_days`` days, measured from the injected clock; ``since`` (``--since``) sets that bound
+itself, and with both the later bound wins.
 """
 
 from __future__ import annotations
@@ -82,12 +83,13 @@ async def run_expert(
     use_recent_only: bool = False,
     clock: Clock = utc_now,
     sleep: Sleep = asyncio.sleep,
+    since: datetime | None = None,
 ) -> ExpertResponse:
     """Phases 1-7 for one expert."""
     expert = store.get_expert(expert_id)
     if expert is None:
         raise CrowdsiftError(f"no expert {expert_id!r} in the store; see `crowdsift experts list`")
-    since = clock() - timedelta(days=config.recent_days) if use_recent_only else None
+    since = recent_bound(since, clock() - timedelta(days=config.recent_days), use_recent_only)
     timer = _Timer()
     usage = Usage()
     response = ExpertResponse(expert_id=expert_id, engine=engine.name)
@@ -174,6 +176,15 @@ async def run_expert(
     return response
 
 
+def recent_bound(
+    since: datetime | None, recent: datetime, use_recent_only: bool
+) -> datetime | None:
+    """The oldest post an expert answer may use: ``--since``, the recent-only window
+    (``recent``), the later of the two when both apply, or None (all posts)."""
+    bounds = [b for b in (since, recent if use_recent_only else None) if b is not None]
+    return max(bounds) if bounds else None
+
+
 def _main_sources(context: Sequence[ScoredPost], cited: Sequence[int]) -> list[ExpertSource]:
     """The posts the answer cites, in citation order; if it cites none, its HIGH/MEDIUM posts."""
     by_id = {s.post.post_id: s for s in context}
@@ -207,6 +218,7 @@ async def run_panel(
     use_recent_only: bool = False,
     clock: Clock = utc_now,
     sleep: Sleep = asyncio.sleep,
+    since: datetime | None = None,
 ) -> list[ExpertResponse]:
     """Every expert in parallel; one failure becomes that expert's ``failed`` response."""
 
@@ -221,6 +233,7 @@ async def run_panel(
                 use_recent_only=use_recent_only,
                 clock=clock,
                 sleep=sleep,
+                since=since,
             )
         except CrowdsiftError as exc:
             log.warning("expert_failed", expert_id=expert_id, error=str(exc)[:300])

@@ -33,6 +33,7 @@ from crowdsift.core.errors import (
 )
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, Comment, FetchReport, FetchResult, Post, SearchPlan
+from crowdsift.core.since import covering_window
 from crowdsift.core.source import RawThing, RedditSource
 from crowdsift.core.store import CommentStore
 from crowdsift.core.text import utc_now
@@ -164,6 +165,7 @@ class RedditFetcher:
             subreddits=plan.subreddits,
             fetched_at=fetched_at,
             posts=posts,
+            since=plan.since,
         )
         log.info(
             "fetch_finished",
@@ -188,9 +190,10 @@ class RedditFetcher:
             "fetch_started", source=self._source.name, plan_id=str(plan.plan_id),
             subreddits=plan.subreddits, terms=plan.search_terms, queries=len(plan.queries),
         )  # fmt: skip
+        window = covering_window(plan.since, self._clock()) if plan.since else None
         calls = search_calls(
             plan, self._source.name, sort=options.sort, time_filter=options.time_filter,
-            cap=options.max_posts_per_query, scale=scale,
+            cap=options.max_posts_per_query, scale=scale, window=window,
         )  # fmt: skip
         with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
             replies = list(pool.map(self._run_search, calls))
@@ -198,7 +201,7 @@ class RedditFetcher:
         screened = screen_replies(
             replies, search_terms=plan.search_terms, filters=self._filters,
             source=self._source.name, fetched_at=self._clock(), report=report,
-            title_similarity=self._title_similarity,
+            title_similarity=self._title_similarity, since=plan.since,
         )  # fmt: skip
         self._count_requests(report)
         failed = sum(1 for r in replies if r.error is not None and not r.posts)
@@ -221,7 +224,7 @@ class RedditFetcher:
             for raw in paginate_search(
                 self._source, call.subreddit, call.term, sort=call.sort,
                 time_filter=call.time_filter, page_size=min(self._options.page_size, call.cap),
-                cap=call.cap,
+                cap=call.cap, since=call.since,
             ):  # fmt: skip
                 reply.posts.append(raw)
         except SubredditUnavailableError as exc:

@@ -6,12 +6,15 @@ size); Reddit's API searches a multireddit (``r/a+b+c``) with boolean ``OR`` in 
 the local archive understands ``OR`` but searches one subreddit at a time; Arctic Shift has
 neither, so an ``OR`` term is split into its alternatives. A plan without ``queries`` (seed
 000's, e.g. a plan file for ``crowdsift fetch``) is the cross product of its subreddits and
-terms with the fetcher's own sort and time filter.
+terms with the fetcher's own sort and time filter. A plan with ``since`` (``--since``) asks
+every call for the window covering it and hands each source the bound itself.
 
 ``screen_replies`` runs the filtering layer over the replies **in call order**, so candidates,
 counts and which strategy is credited first never depend on timing: veto → clean → score →
 filter, a post found again is one candidate crediting every strategy that found it (and counted
-as a duplicate), and near-duplicates (cross-posts, reposts, alike titles) are folded last.
+as a duplicate), and near-duplicates (cross-posts, reposts, alike titles) are folded last. With
+``since``, a post created before it (or undated) is dropped first, counted ``too_old``: Reddit's
+windows are coarse, and no source's older post may reach an answer.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from datetime import datetime
 from crowdsift.core.config import SearchSort, SourceName, TimeFilter
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, RejectReason, SearchPlan, Strategy
-from crowdsift.core.source import RawThing
+from crowdsift.core.since import is_before
+from crowdsift.core.source import ENGAGEMENT_PENDING, RawThing
 from crowdsift.pipeline.fetch.dedupe import dedupe
 from crowdsift.pipeline.fetch.filtering import (
     FilterConfig,
@@ -49,6 +53,7 @@ class SearchCall:
     time_filter: TimeFilter
     cap: int
     strategy: Strategy | None = None
+    since: datetime | None = None
 
 
 @dataclass
@@ -83,12 +88,15 @@ def search_calls(
     time_filter: TimeFilter = "all",
     cap: int = 50,
     scale: int = 1,
+    window: TimeFilter | None = None,
 ) -> list[SearchCall]:
     """The requests that carry out ``plan`` on a source of this kind; ``scale`` multiplies
-    every page (the relevance gate's 2× refetch)."""
+    every page (the relevance gate's 2× refetch); ``window`` (the one covering ``plan.since``)
+    replaces every call's time filter."""
+    since = plan.since
     if not plan.queries:
         return [
-            SearchCall(sub, term, sort, time_filter, cap * scale)
+            SearchCall(sub, term, sort, window or time_filter, cap * scale, since=since)
             for sub in plan.subreddits
             for term in plan.search_terms
         ]
@@ -103,7 +111,9 @@ def search_calls(
         else:
             subs, terms = query.subreddits, [query.term]
         calls += [
-            SearchCall(sub, term, query.sort, query.time_filter, limit, query.strategy)
+            SearchCall(
+                sub, term, query.sort, window or query.time_filter, limit, query.strategy, since
+            )
             for sub in subs
             for term in terms
         ]
@@ -119,10 +129,12 @@ def screen_replies(
     fetched_at: datetime,
     report: FetchReport,
     title_similarity: float | None = None,
+    since: datetime | None = None,
 ) -> Screened:
     """Pure: replies (in call order) → candidates; counts land in ``report``.
 
-    ``title_similarity`` None skips the near-duplicate fold (exact repeats are still one)."""
+    ``title_similarity`` None skips the near-duplicate fold (exact repeats are still one);
+    ``since`` drops posts created before it (``too_old``)."""
     by_id: dict[str, Candidate] = {}
     rejected: set[str] = set()
     for reply in replies:
@@ -140,6 +152,11 @@ def screen_replies(
             if post_id in rejected:
                 report.count_post(RejectReason.DUPLICATE)
                 continue
+            if since is not None and is_before(raw.get("created_utc"), since):
+                rejected.add(post_id)
+                report.count_post(RejectReason.TOO_OLD)
+                log.info("post_rejected", post_id=post_id, reason=RejectReason.TOO_OLD.value)
+                continue
             screened = screen_post(
                 raw, search_terms=search_terms, config=filters, seen_post_ids=set()
             )
@@ -153,7 +170,10 @@ def screen_replies(
                 continue
             post = build_post_model(screened, [], source=source, fetched_at=fetched_at)
             by_id[post_id] = Candidate(
-                post=post, strategies=[strategy] if strategy else [], link_url=_link_url(raw)
+                post=post,
+                strategies=[strategy] if strategy else [],
+                link_url=_link_url(raw),
+                engagement_known=not raw.get(ENGAGEMENT_PENDING),
             )
     found = list(by_id.values())
     if title_similarity is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Literal
 
 from crowdsift.core.config import Settings
@@ -22,13 +23,18 @@ SourceTool = Callable[[str, Engine], Awaitable[SourceFetch]]
 Progress = Callable[[str, str], None]
 
 
-def tools_from_settings(settings: Settings) -> dict[ExtraSource, SourceTool]:
-    """``fetch_youtube_tool`` and ``fetch_amazon_tool`` over the configured APIs."""
+def tools_from_settings(
+    settings: Settings, *, since: datetime | None = None
+) -> dict[ExtraSource, SourceTool]:
+    """``fetch_youtube_tool`` and ``fetch_amazon_tool`` over the configured APIs; ``since``
+    (``--since``) keeps YouTube to videos published after it (Amazon listings carry no date)."""
 
     async def youtube(query: str, engine: Engine) -> SourceFetch:
         from crowdsift.pipeline.gate.sources import fetch_youtube_tool
 
-        return await fetch_youtube_tool(query, settings=settings, engine=engine)
+        return await fetch_youtube_tool(
+            query, settings=settings, engine=engine, published_after=since
+        )
 
     async def amazon(query: str, engine: Engine) -> SourceFetch:
         from crowdsift.pipeline.gate.sources import fetch_amazon_tool

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 
 from crowdsift.core.config import Settings, get_settings
@@ -69,6 +70,7 @@ async def fetch_youtube_tool(
     settings: Settings | None = None,
     source: YouTubeSource | None = None,
     comments_per_video: int = 5,
+    published_after: datetime | None = None,
 ) -> SourceFetch:
     """Seed 002's gated fetch over YouTube; never raises for a source problem.
 
@@ -92,6 +94,7 @@ async def fetch_youtube_tool(
                 settings=settings,
                 source=built,
                 comments_per_video=comments_per_video,
+                published_after=published_after,
             )
     initial = settings.gate_initial_limit if settings is not None else INITIAL_LIMIT
     min_yield = settings.gate_min_yield if settings is not None else MIN_YIELD
@@ -99,7 +102,11 @@ async def fetch_youtube_tool(
         return await gated_source_fetch(
             query,
             kind="youtube",
-            fetch=partial(source.search, comments_per_video=comments_per_video),
+            fetch=partial(
+                source.search,
+                comments_per_video=comments_per_video,
+                published_after=published_after,
+            ),
             engine=engine,
             initial_limit=initial,
             min_yield=min_yield,

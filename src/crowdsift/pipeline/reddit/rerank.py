@@ -12,6 +12,13 @@ The judge's scores are never trusted blindly: where the gate failed open or its 
 usable scores, the lexical relevance the fetch computed (``Post.relevance_score``) stands in.
 ``heuristic_order`` (lexical, engagement, agreeing strategies) decides which candidates the
 gate judges at all when a search finds more than it should pay to judge.
+
+Engagement a source could not know yet is not ranked as if it were final: Arctic Shift reports
+``score`` 1 and ``num_comments`` 0 until it fetches a post again about 36 h after posting, so a
+fresh thread would otherwise lose to every older one. A candidate with
+``engagement_known=False`` gets the median engagement of the candidates whose engagement is
+known (``candidate_engagement``): neutral, neither rewarded nor punished; when none is known,
+engagement is 0 for all and changes no order.
 """
 
 from __future__ import annotations
@@ -41,6 +48,18 @@ def normalise_engagement(values: Sequence[int]) -> list[float]:
     return [value / top for value in logs]
 
 
+def candidate_engagement(candidates: Sequence[Candidate]) -> list[float]:
+    """Each candidate's normalised engagement, normalised over the known ones only; unknown
+    engagement (placeholders) is the median of the known values, 0.0 when none is known."""
+    known = [c for c in candidates if c.engagement_known]
+    scaled = iter(normalise_engagement([c.engagement for c in known]))
+    values = [next(scaled) if c.engagement_known else None for c in candidates]
+    ordered = sorted(v for v in values if v is not None)
+    mid = len(ordered) // 2
+    neutral = (ordered[mid] + ordered[~mid]) / 2 if ordered else 0.0
+    return [neutral if value is None else value for value in values]
+
+
 def heuristic_score(candidate: Candidate, engagement: float) -> float:
     """``0.6 × lexical + 0.3 × engagement + 0.1 × strategies/4``: the pre-rerank order.
 
@@ -57,7 +76,7 @@ def heuristic_score(candidate: Candidate, engagement: float) -> float:
 
 def heuristic_order(candidates: Sequence[Candidate]) -> list[Candidate]:
     """Candidates by ``heuristic_score`` (highest first), ties by post id."""
-    engagement = normalise_engagement([c.engagement for c in candidates])
+    engagement = candidate_engagement(candidates)
     scored = [(heuristic_score(c, e), c) for c, e in zip(candidates, engagement, strict=True)]
     scored.sort(key=lambda item: (-item[0], item[1].post.id))
     return [candidate for _, candidate in scored]
@@ -97,7 +116,7 @@ def rerank(
         c.post.relevance_score if score is None else _clamp(score)
         for c, score in zip(candidates, judged, strict=True)
     ]
-    engagement = normalise_engagement([c.engagement for c in candidates])
+    engagement = candidate_engagement(candidates)
     ranked = [
         _ranked(c, r, e, config.relevance_weight)
         for c, r, e in zip(candidates, scores, engagement, strict=True)

@@ -9,8 +9,11 @@ Four strategies, each a pure function (seed 001, phase 1):
 - ``timeless``: the core phrase over all time, sorted by top, for the "bible" threads of a
   topic, whatever its temporal class.
 
-The first three use the analysis' time filter (last month for fast-moving topics). Terms use
-the syntax every source understands: quoted phrases and a literal upper-case ``OR``.
+The first three use the analysis' time filter (last month for fast-moving topics). With
+``--since`` every strategy, ``timeless`` included, uses the smallest window covering it
+(``crowdsift.core.since.covering_window``) and the plan carries the bound itself, which the
+fetcher applies exactly. Terms use the syntax every source understands: quoted phrases and a
+literal upper-case ``OR``.
 
 Two strategies can ask for exactly the same search (an AI query "proxmox guide" equals the
 sniper's). It runs once: ``plan_queries`` keeps the first (in ``STRATEGIES`` order) and records
@@ -21,12 +24,16 @@ the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also l
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from crowdsift.core.config import SearchSort, TimeFilter
 from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import PlanQuery, SearchPlan, Strategy
+from crowdsift.core.since import covering_window
+from crowdsift.core.text import STOPWORDS
 from crowdsift.pipeline.reddit.models import QueryAnalysis
+from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, WORD, is_product_word
 
 log = get_logger(__name__)
 
@@ -99,6 +106,57 @@ def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     return [_query("timeless", core, analysis, config, sort="top", time_filter="all")]
 
 
+MAX_WIDER_WORDS = 10
+"""Words the wider search ORs together (Reddit caps a query at 512 characters)."""
+
+
+def wider_words(question: str) -> list[str]:
+    """The question's own words that can name its topic, each once: names first ("Ollama",
+    "vLLM": the most specific), then the others in order; no stop words, no words every
+    question uses ("fix", "keep", "work"), no bare numbers, 3+ letters."""
+    found = list(enumerate(WORD.findall(question)))
+    found.sort(key=lambda pair: not is_product_word(pair[1], pair[0]))
+    kept = [
+        lowered
+        for _, word in found
+        if len(lowered := word.lower()) > 2
+        and not lowered.isdigit()
+        and lowered not in STOPWORDS
+        and lowered not in GENERIC_WORDS
+        and lowered.removesuffix("s") not in GENERIC_WORDS
+        and "'" not in lowered
+    ]
+    return list(dict.fromkeys(kept))[:MAX_WIDER_WORDS]
+
+
+def widen(plan: SearchPlan, analysis: QueryAnalysis) -> SearchPlan | None:
+    """The plan plus one wider targeted search, or None when it has nothing to add.
+
+    When the plan's own searches find too little (``branch``: fewer than
+    ``MIN_CANDIDATES``), the question's words were not the threads' words — a thread says
+    "hallucinates" where the asker says "makes up answers", or a fast-moving topic's last
+    month is empty. The wider search ORs every content word of the question (``wider_words``)
+    as far back as the timeless search looks, ranked by relevance; the relevance gate, not the
+    search, keeps it on topic; the words join the plan's ``search_terms`` so the lexical
+    screen lets what they found through."""
+    words = wider_words(analysis.english_question)
+    if not words or any(q.strategy == "targeted" and q.sort == "relevance" and
+                        q.term == " OR ".join(words) for q in plan.queries):  # fmt: skip
+        return None
+    reach = next((q.time_filter for q in plan.queries if q.strategy == "timeless"), "all")
+    first = plan.queries[0] if plan.queries else None
+    query = PlanQuery(
+        strategy="targeted",
+        term=" OR ".join(words),
+        subreddits=list(first.subreddits if first else plan.subreddits),
+        sort="relevance",
+        time_filter=reach,
+        limit=first.limit if first else 25,
+    )
+    terms = list(dict.fromkeys([*plan.search_terms, *words]))[:50]
+    return plan.model_copy(update={"queries": [*plan.queries, query][:50], "search_terms": terms})
+
+
 @dataclass
 class QueryPlan:
     """The searches to run, and for each index the other strategies that asked for it too."""
@@ -137,20 +195,36 @@ def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQu
     return plan_queries(analysis, config).queries
 
 
-def build_plan(analysis: QueryAnalysis, config: SidecarConfig, *, page_size: int) -> SearchPlan:
+def build_plan(
+    analysis: QueryAnalysis,
+    config: SidecarConfig,
+    *,
+    page_size: int,
+    since: datetime | None = None,
+    now: datetime | None = None,
+) -> SearchPlan:
     """The plan the fetcher runs: the strategies' queries, each asking for a first page of
     ``page_size`` (``CROWDSIFT_PAGE_SIZE``), and as ``search_terms`` the phrases the filtering
-    layer scores lexical relevance against (keywords and formulated queries)."""
-    queries = [q.model_copy(update={"limit": page_size}) for q in build_queries(analysis, config)]
+    layer scores lexical relevance against (keywords and formulated queries).
+
+    ``since`` (``--since``, with the ``now`` it was measured from) replaces every query's time
+    filter by the smallest window covering it and rides along as ``SearchPlan.since``."""
+    update: dict[str, object] = {"limit": page_size}
+    time = analysis.time_filter
+    if since is not None:
+        if now is None:
+            raise ValueError("build_plan needs now= to choose the window covering since=")
+        update["time_filter"] = time = covering_window(since, now)
+    queries = [q.model_copy(update=update) for q in build_queries(analysis, config)]
     strategies = ",".join(dict.fromkeys(q.strategy for q in queries))
     return SearchPlan(
         search_terms=[*analysis.keywords, *analysis.ai_queries][:50],
         subreddits=analysis.subreddits[:50],
         queries=queries[:50],
         notes=(
-            f"intent={analysis.intent}, ai={analysis.ai_mode}, time={analysis.time_filter}, "
-            f"strategies={strategies}"
+            f"intent={analysis.intent}, ai={analysis.ai_mode}, time={time}, strategies={strategies}"
         ),
+        since=since,
     )
 
 

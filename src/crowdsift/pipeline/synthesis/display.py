@@ -16,15 +16,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, marker
+from crowdsift.core.models import SUBREDDIT_NAME
 from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import url_key
 from crowdsift.pipeline.reddit.models import SidecarSynthesis
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 
 _THREAD_ID = re.compile(r"/comments/([A-Za-z0-9]+)(?:/|$)")
-_SUBREDDIT = re.compile(r"/r/([A-Za-z0-9_]+)/")
+_SUBREDDIT = re.compile(rf"/r/({SUBREDDIT_NAME})/")
 _COMMENT_URL = re.compile(
-    r"^https://(?:www\.)?reddit\.com/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<post>[A-Za-z0-9]+)/"
+    rf"^https://(?:www\.)?reddit\.com/r/(?P<sub>{SUBREDDIT_NAME})/comments/(?P<post>[A-Za-z0-9]+)/"
     r"[^/?#]+/(?P<comment>[A-Za-z0-9]+)/?$"
 )
 _LEADING_MARKERS = re.compile(rf"^(?:\s*{MARKER_GROUP.pattern})+", re.IGNORECASE)

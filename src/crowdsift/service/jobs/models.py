@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from crowdsift.core.since import Since
 from crowdsift.pipeline.result import ResearchResult
 
 JobStatus = Literal["queued", "running", "done", "failed"]
@@ -61,6 +62,13 @@ class ResearchRequest(BaseModel):
         le=1000,
         description="Stop LLM calls once the run has cost this much (USD); the result is "
         "partial. Default: CROWDSIFT_BUDGET_USD, else no limit.",
+    )
+    since: Since = Field(
+        None,
+        description="Only what was posted since then, on every source: 12h, 30d, 2w, a date "
+        "(2026-01-01) or an ISO datetime; resolved when the request arrives. Default: the last "
+        "month for fast-moving topics, else any time (the result's `window` says which).",
+        examples=["30d"],
     )
 
     @field_validator("experts", "subreddits")

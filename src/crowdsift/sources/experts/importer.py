@@ -8,6 +8,13 @@ export of the same channel adds and updates rows and never deletes any.
 What is kept: posts with text (media-only posts carry nothing the phases can read; they are
 counted), links whose both ends are kept posts, and comments whose thread belongs to a kept
 post. Everything else is counted in the report, and bad messages are listed with a reason.
+
+Post links need the channel's t.me username, which exports do not carry: ``--channel`` gives
+it, else it is inferred from the channel's links to its own posts. A channel without one (a
+private channel, or a public one that never links to itself) is still imported: its links
+become ``https://t.me/c/<channel id>/<message id>``, Telegram's link to a message of any
+channel by id, which opens for the channel's members; ``report.note`` says so and how to get
+public links.
 """
 
 from __future__ import annotations
@@ -48,6 +55,11 @@ from crowdsift.sources.experts.telegram import (
 log = get_logger(__name__)
 
 USERNAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{3,31}$")
+PRIVATE_LINKS_NOTE = (
+    "post links are https://t.me/c/<channel id>/<message id>, which open only for the "
+    "channel's members; for public links, give the channel a public username in Telegram and "
+    "re-import with --channel USERNAME"
+)
 IMPORT_FORMAT_VERSION = 2
 """Bump when the importer changes what it stores, so digests (and the demo) notice.
 2: commenters stored as salted pseudonyms (``crowdsift.sources.experts.db``)."""
@@ -100,8 +112,9 @@ class ExpertImportReport(BaseModel):
 
     expert_id: str
     name: str
-    channel: str
-    channel_source: Literal["option", "self-links"]
+    channel: str = Field(description="t.me path of the channel: its username, or c/<channel id>")
+    channel_source: Literal["option", "self-links", "channel-id"]
+    note: str | None = Field(None, description="what to know about the post links, if anything")
     language: str | None = None
     posts: int = 0
     links: int = 0
@@ -196,6 +209,7 @@ def import_channel(
         name=chat.name or username,
         channel=username,
         channel_source=source,
+        note=PRIVATE_LINKS_NOTE if source == "channel-id" else None,
         skipped_service=chat.service,
         skipped_unsupported=chat.unsupported,
         naive_dates=chat.naive_dates,
@@ -227,7 +241,7 @@ def import_channel(
 
 def _username(
     chat: TgChat, given: str | None, path: Path
-) -> tuple[str, Literal["option", "self-links"]]:
+) -> tuple[str, Literal["option", "self-links", "channel-id"]]:
     if given is not None:
         name = given.strip().removeprefix("@").removeprefix("https://t.me/").strip("/")
         if not USERNAME_RE.fullmatch(name):
@@ -237,19 +251,34 @@ def _username(
             )
         return name, "option"
     inferred, _votes = infer_username(chat)
-    if inferred is None:
-        private = ""
-        if chat.type == "private_channel":
-            private = " Private channels have no username; crowdsift cannot cite them yet."
+    if inferred is not None:
+        return inferred, "self-links"
+    by_id = channel_path(chat.chat_id)
+    if by_id is None:
         raise TelegramExportError(
             f"cannot tell the t.me username of {chat.name or path}: Telegram Desktop exports do "
-            "not include it and no post links to another post of the channel. Pass --channel "
-            f"USERNAME (the name in https://t.me/USERNAME).{private}"
+            "not include it, no post links to another post of the channel, and the export has "
+            "no channel 'id' to link by. Pass --channel USERNAME (the name in "
+            "https://t.me/USERNAME)."
         )
-    return inferred, "self-links"
+    return by_id, "channel-id"
+
+
+def channel_path(chat_id: int | None) -> str | None:
+    """``c/<id>``, the t.me path of a channel by id (``https://t.me/c/<id>/<message id>``).
+
+    Exports carry the bare id; an API-style ``-100<id>`` is unwrapped to it.
+    """
+    if chat_id is None or chat_id == 0:
+        return None
+    digits = str(abs(chat_id))
+    if chat_id < 0 and digits.startswith("100") and len(digits) > 3:
+        digits = digits[3:]
+    return f"c/{digits}"
 
 
 def _expert_id(given: str | None, username: str) -> str:
+    """``--expert-id``, else the username as a slug (``c_<id>`` for a channel known by id)."""
     if given is not None:
         if not EXPERT_ID_RE.fullmatch(given):
             raise TelegramExportError(

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from crowdsift.core.models import AwareDatetime
 
 EXPERT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-TME_URL_RE = re.compile(r"^https://t\.me/[A-Za-z0-9_]+/\d+$")
+TME_URL_RE = re.compile(r"^https://t\.me/(?:[A-Za-z0-9_]+|c/\d+)/\d+$")
+"""A post link: ``t.me/<username>/<id>``, or ``t.me/c/<channel id>/<id>`` without a username."""
 
 
 class _Model(BaseModel):

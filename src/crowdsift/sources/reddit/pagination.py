@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 
 from crowdsift.core.config import SearchSort, TimeFilter
 from crowdsift.core.log import get_logger
@@ -20,6 +21,7 @@ def paginate_search(
     time_filter: TimeFilter = "all",
     page_size: int = 25,
     cap: int = 50,
+    since: datetime | None = None,
 ) -> Iterator[RawThing]:
     """Yield raw posts page after page until ``after`` is empty or repeats, or ``cap`` is reached.
 
@@ -33,8 +35,9 @@ def paginate_search(
     while yielded < cap:
         limit = min(page_size, cap - yielded, 100)
         page = source.search_subreddit(
-            subreddit, term, sort=sort, time_filter=time_filter, limit=limit, after=after
-        )
+            subreddit, term, sort=sort, time_filter=time_filter, limit=limit, after=after,
+            since=since,
+        )  # fmt: skip
         page_no += 1
         log.info(
             "search_page",

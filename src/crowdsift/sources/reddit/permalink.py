@@ -11,11 +11,12 @@ import re
 import unicodedata
 from urllib.parse import urlsplit
 
+from crowdsift.core.models import SUBREDDIT_NAME
 from crowdsift.core.source import RawThing
 
 REDDIT_ORIGIN = "https://www.reddit.com"
 _PATH = re.compile(
-    r"^/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<id>[A-Za-z0-9]+)(?:/(?P<slug>[^/?#]*))?"
+    rf"^/r/(?P<sub>{SUBREDDIT_NAME})/comments/(?P<id>[A-Za-z0-9]+)(?:/(?P<slug>[^/?#]*))?"
     r"(?:/(?P<comment>[A-Za-z0-9]+))?/?$"
 )
 _SLUG_CHARS = re.compile(r"[^a-z0-9]+")

@@ -4,16 +4,24 @@ It translates between the ``RedditSource`` protocol and Reddit's Listing JSON, a
 Reddit's ways of saying "this subreddit is not available" (403/404 with a ``reason``, or a 302
 to ``/subreddits/search`` for a subreddit that does not exist) to
 ``SubredditUnavailableError``. All HTTP concerns live in the transport.
+
+Reddit asks every API client for a unique user agent that names the account responsible for
+it, ``<platform>:<app id>:<version> (by /u/<username>)``, and throttles or blocks generic
+ones. ``REDDIT_USER_AGENT`` is used as given; without it the agent is built from the
+operator's ``REDDIT_USERNAME`` (``reddit_user_agent``); without either the source refuses to
+start rather than speak for an account that is not the operator's.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import httpx
 
+from crowdsift import __version__
 from crowdsift.core.config import SearchSort, Settings, SourceName, TimeFilter
 from crowdsift.core.errors import (
     AuthError,
@@ -62,7 +70,7 @@ class RedditApiSource(OwnsClient):
                 base_url=settings.reddit_api_base_url,
                 auth=_oauth_from_settings(settings, clock),
                 timeout=settings.http_timeout,
-                headers={"User-Agent": settings.reddit_user_agent},
+                headers={"User-Agent": reddit_user_agent(settings)},
                 follow_redirects=False,
             )
         transport = HttpTransport.from_settings(
@@ -87,8 +95,12 @@ class RedditApiSource(OwnsClient):
         time_filter: TimeFilter = "all",
         limit: int = 25,
         after: str | None = None,
+        since: datetime | None = None,
     ) -> SearchPage:
-        """One page of ``/r/{subreddit}/search`` restricted to that subreddit, NSFW excluded."""
+        """One page of ``/r/{subreddit}/search`` restricted to that subreddit, NSFW excluded.
+
+        Reddit takes no date bound: ``since`` is served by ``time_filter`` (the fetcher picks
+        the smallest window covering it) and the fetcher's exact ``created_utc`` filter."""
         path = f"/r/{subreddit}/search"
         params: dict[str, str | int | float] = {
             "q": term,
@@ -190,10 +202,26 @@ def _oauth_from_settings(settings: Settings, clock: Callable[[], float]) -> Redd
         auth_url=settings.reddit_auth_url,
         client_id=settings.reddit_client_id,
         client_secret=settings.reddit_client_secret.get_secret_value(),
-        user_agent=settings.reddit_user_agent,
+        user_agent=reddit_user_agent(settings),
         username=settings.reddit_username,
         password=password.get_secret_value() if password is not None else None,
         clock=clock,
+    )
+
+
+def reddit_user_agent(settings: Settings) -> str:
+    """``REDDIT_USER_AGENT``, else one built from ``REDDIT_USERNAME``; UsageError without both."""
+    given = (settings.reddit_user_agent or "").strip()
+    if given:
+        return given
+    username = (settings.reddit_username or "").strip().removeprefix("/u/").removeprefix("u/")
+    if username:
+        return f"python:crowdsift:{__version__} (by /u/{username})"
+    raise UsageError(
+        "The reddit-api source needs a user agent naming you: Reddit expects "
+        "'<platform>:<app id>:<version> (by /u/<username>)' and throttles or blocks generic "
+        f"ones. Set REDDIT_USERNAME to your Reddit username (crowdsift then sends "
+        f"'python:crowdsift:{__version__} (by /u/<username>)'), or set REDDIT_USER_AGENT."
     )
 
 

@@ -9,6 +9,9 @@ under it, best first. Sources hand comments over in two shapes, and each has a p
 - ``flatten_listing`` takes Reddit's *nested* Listing (``/comments/{id}``: every comment's
   ``replies`` is ``""`` or a Listing). Reddit already sorted it (``sort=top``), so its order is
   kept; only the structure is checked.
+- ``collapsed_tree`` takes Arctic Shift's ``/api/comments/tree`` answer (nested like Reddit's,
+  with ``more`` stubs where its ``limit`` collapsed comments) and unnests it into flat comments
+  for ``comment_tree`` plus the collapsed ids, shallowest stubs first, for expansion by id.
 
 Both drop what must never reach the evidence: ``more`` stubs, comments of another thread,
 duplicates, and orphans (a comment whose parent is not among the comments given). An orphan
@@ -116,6 +119,37 @@ def flatten_listing(
             replies = _listing_children(data.get("replies"))
             stack.extend((reply, level + 1, fullname) for reply in reversed(replies))
     return out
+
+
+def collapsed_tree(items: Iterable[Any]) -> tuple[list[RawThing], list[str]]:
+    """A nested comment tree as (flat t1 dicts without ``replies``, collapsed comment ids).
+
+    The ids come from ``more`` stubs (``data.children``), shallowest stub first and each id
+    once, so a caller that can expand only some expands the ones nearest the top. Nothing is
+    checked against the thread here: ``comment_tree`` does that with the flat list.
+    """
+    comments: list[RawThing] = []
+    stubs: list[tuple[int, int, list[str]]] = []  # (level, order met, ids)
+    stack: list[tuple[Any, int]] = [(item, 0) for item in reversed(list(items))]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict) and item.get("kind") == "more":
+            data = item.get("data")
+            kids = data.get("children") if isinstance(data, dict) else None
+            if isinstance(kids, list):
+                stubs.append((level, len(stubs), [str(k) for k in kids if isinstance(k, str)]))
+            continue
+        data = _t1_data(item)
+        if data is None:
+            continue
+        replies = data.get("replies")
+        nested = replies if isinstance(replies, list) else _listing_children(replies)
+        flat = dict(data)
+        flat.pop("replies", None)
+        comments.append(flat)
+        stack.extend((reply, level + 1) for reply in reversed(nested))
+    ids = dict.fromkeys(_bare(i) for _, _, kids in sorted(stubs) for i in kids if i.strip())
+    return comments, list(ids)
 
 
 # --- helpers ------------------------------------------------------------------------------
