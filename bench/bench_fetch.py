@@ -6,7 +6,8 @@ Each side has its own fresh data directory (so its own, empty response cache) an
 counts the API requests each side made: both must make every request the plan needs, the same
 number, or the run is an error rather than a figure (a side served from a cache is not timing
 the fetch). Both must produce the identical FetchResult, and the server must never have had to
-refuse a request for exceeding its rate limit. Target: concurrent / sequential <= 0.35.
+refuse a request for exceeding its rate limit; either failing is an error too. Target:
+concurrent / sequential <= 0.35 (``main()`` returns it as a ``figures.Figure``).
 
     python bench/bench_fetch.py [--latency 0.15] [--concurrency 4]
 """
@@ -18,12 +19,14 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from crowdsift.core.config import Settings
 from crowdsift.core.models import FetchResult, SearchPlan
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher
 from crowdsift.sources.reddit.reddit_api import RedditApiSource
+from figures import Figure, exit_code
 from tests.support.corpus import build_corpus
 from tests.support.reddit_server import RedditProtocolServer
 
@@ -45,6 +48,7 @@ def _fetch(
         home=home,
         author_salt="bench-salt",  # one salt for both sides: equal author hashes
         reddit_client_id="bench",
+        reddit_user_agent="bench:crowdsift-bench:0 (local protocol server)",
         reddit_client_secret="bench-secret",
         reddit_api_base_url=server.base_url,
         reddit_auth_url=server.auth_url,
@@ -67,7 +71,7 @@ def _fetch(
     return outcome.result.model_copy(update={"plan_id": plan.plan_id}), elapsed, refused, requests
 
 
-def main(latency: float = 0.15, concurrency: int = 4) -> dict[str, float]:
+def main(latency: float = 0.15, concurrency: int = 4) -> dict[str, Any]:
     with RedditProtocolServer(client_id="bench", client_secret="bench-secret") as server:
         build_corpus(SUBS, TERMS, posts_per_query=6, comments_per_post=3).load_into(server)
         server.latency = latency
@@ -85,17 +89,29 @@ def main(latency: float = 0.15, concurrency: int = 4) -> dict[str, float]:
     identical = sequential.model_dump(exclude={"plan_id"}) == concurrent.model_dump(
         exclude={"plan_id"}
     )
-    ratio = con_s / seq_s
-    ok = ratio <= TARGET and identical and seq_refused == con_refused == 0
+    if not identical or seq_refused or con_refused:
+        raise SystemExit(
+            f"bench_fetch is broken: identical results {identical}, rate-limit refusals "
+            f"{seq_refused} (sequential) and {con_refused} (concurrent); a fetch that changes "
+            "its answer or overruns the rate limit is a bug, not a figure"
+        )
+    figure = Figure(
+        bench="fetch",
+        name=f"fetch wall, concurrency {concurrency} ({con_requests} requests)",
+        value=con_s,
+        baseline=seq_s,
+        unit="s",
+        target=TARGET,
+        baseline_name=f"sequential, {seq_requests} requests",
+    )
     print(
         f"fetch ({len(SUBS)} subs x {len(TERMS)} terms, {seq_requests} + {con_requests} requests, "
         f"{latency * 1000:.0f} ms latency): sequential {seq_s:.2f} s, concurrency {concurrency} "
-        f"{con_s:.2f} s; ratio {ratio:.2f} (target <= {TARGET:.2f}); identical result: "
-        f"{identical}; rate-limit refusals: {seq_refused + con_refused} "
-        f"{'PASS' if ok else 'FAIL'}"
+        f"{con_s:.2f} s; ratio {figure.ratio:.2f} (target <= {TARGET:.2f}); identical result, "
+        f"no rate-limit refusals; {figure.verdict}"
     )
-    return {"sequential_s": seq_s, "concurrent_s": con_s, "ratio": ratio,
-            "identical": float(identical)}  # fmt: skip
+    return {"figures": [figure], "sequential_s": seq_s, "concurrent_s": con_s,
+            "ratio": figure.ratio}  # fmt: skip
 
 
 if __name__ == "__main__":
@@ -103,4 +119,4 @@ if __name__ == "__main__":
     parser.add_argument("--latency", type=float, default=0.15)
     parser.add_argument("--concurrency", type=int, default=4)
     arguments = parser.parse_args()
-    main(arguments.latency, arguments.concurrency)
+    raise SystemExit(exit_code(main(arguments.latency, arguments.concurrency)["figures"]))

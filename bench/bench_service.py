@@ -4,7 +4,8 @@ Figure (target >= 0.5): requests per second of ``GET /api/feed`` (preference mod
 index of the bundled demo archive, local engine) served by ``crowdsift serve`` to concurrent
 clients in another process, divided by calls per second of ``FeedRetriever.get_feed`` made
 directly in this process on the same index in the same run (the better of one caller and as
-many threads as there are clients).
+many threads as there are clients); ``main()`` returns it as a ``figures.Figure``. A load run
+with failed requests is an error, not a figure.
 
 Also printed: p50/p99 latency of ``POST /api/research`` (job submission) with 50 concurrent
 clients; the jobs then run on the server's pool (they are real research runs).
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from figures import Figure, exit_code
 from service_harness import INTERESTS, percentile, serve, service_env
 
 TARGET = 0.5
@@ -140,25 +142,41 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                  "--clients", str(args.clients), "--submitters", str(args.submitters)],
                 env=env, capture_output=True, text=True, check=True,
             )  # fmt: skip
-    figures = json.loads(load.stdout)
-    feed, submit = figures["feed"], figures["submit"]
+    measured = json.loads(load.stdout)
+    feed, submit = measured["feed"], measured["submit"]
+    if measured["warm_errors"] or feed["errors"] or not feed["requests"]:
+        raise SystemExit(
+            f"bench_service is broken: {feed['requests']} feed requests, {feed['errors']} "
+            f"errors ({measured['warm_errors']} while warming up); see the server log above"
+        )
     served = feed["requests"] / feed["seconds"]
-    ratio = served / baseline
+    figure = Figure(
+        bench="service",
+        name=f"GET /api/feed throughput, {args.clients} clients",
+        value=served,
+        baseline=baseline,
+        unit="req/s",
+        target=TARGET,
+        direction="at_least",
+        baseline_name="get_feed in process",
+    )
     lat = feed["lat"]
     print(
         f"  GET /api/feed, {args.clients} clients from another process: {served:,.1f} req/s, "
         f"p50 {1000 * statistics.median(lat):.1f} ms, p99 {1000 * percentile(lat, 0.99):.1f} ms, "
         f"{feed['errors']} errors"
     )
-    print(f"  throughput ratio served/in-process: {ratio:.2f} (target >= {TARGET})")
+    print(f"  throughput ratio served/in-process: {figure.ratio:.2f} (target >= {TARGET}) "
+          f"{figure.verdict}")  # fmt: skip
     sub = submit["lat"]
     print(
         f"  POST /api/research, {args.submitters} concurrent clients: "
         f"p50 {1000 * statistics.median(sub):.1f} ms, p99 {1000 * percentile(sub, 0.99):.1f} ms, "
         f"{submit['errors']} errors"
     )
-    return {"ratio": ratio, "baseline": baseline, "served": served}
+    return {"figures": [figure], "ratio": figure.ratio, "baseline": baseline, "served": served}
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    result = main(sys.argv[1:])
+    raise SystemExit(exit_code(result.get("figures", [])))

@@ -8,8 +8,10 @@ the sidecar's request latencies had it done them sequentially. The engine is the
 with the hashing embedder, so the figure is about I/O scheduling, not model speed.
 One-time process costs are paid before the clock starts, in both runs alike: the OAuth token
 (each source fetches it once, then caches it) and loading the language detector.
-The server must never have refused a request for exceeding its rate limit.
-Target: sidecar / sequential <= 0.3.
+The server must never have refused a request for exceeding its rate limit, the run must have
+searched every query of its plan and drilled at least one thread, and the replay must reach the
+server with every request: otherwise the run is an error, not a figure.
+Target: sidecar / sequential <= 0.3 (``main()`` returns it as a ``figures.Figure``).
 
     python bench/bench_sidecar.py [--latency 0.15]
 """
@@ -22,6 +24,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
 from crowdsift.core.config import Settings, SidecarConfig
@@ -33,6 +36,7 @@ from crowdsift.pipeline.fetch.fetcher import SearchOptions
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
 from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.testing.factories import raw_comment, raw_post
+from figures import Figure, exit_code
 from tests.support.reddit_server import RecordedRequest, RedditProtocolServer
 
 TARGET = 0.3
@@ -102,6 +106,7 @@ def _settings(server: RedditProtocolServer, home: Path) -> Settings:
     return Settings(
         home=home,
         reddit_client_id="bench",
+        reddit_user_agent="bench:crowdsift-bench:0 (local protocol server)",
         reddit_client_secret="bench-secret",
         reddit_api_base_url=server.base_url,
         reddit_auth_url=server.auth_url,
@@ -131,7 +136,7 @@ def _run(
         source.close()
 
 
-def main(latency: float = 0.15) -> dict[str, float]:
+def main(latency: float = 0.15) -> dict[str, Any]:
     config = SidecarConfig()
     with RedditProtocolServer(client_id="bench", client_secret="bench-secret") as server:
         _corpus(server)
@@ -142,24 +147,37 @@ def main(latency: float = 0.15) -> dict[str, float]:
             recorded = list(server.requests)
             refused = sum(1 for r in recorded if r.status == 429)
             sequential_s, requests, replayed = _replay(server, recorded, Path(two))
-    if requests == 0 or replayed < requests:
-        raise SystemExit(
-            f"bench_sidecar is broken: the run made {requests} API requests and the replay "
-            f"reached the server with {replayed} (a replay served by a cache times nothing)"
-        )
-    ratio = sidecar_s / sequential_s
     queries = len(run.plan.queries) if run.plan else 0
     drilled = sum(1 for t in run.threads if t.error is None)
-    ok = ratio <= TARGET and refused == 0 and drilled > 0 and not run.timed_out
+    if requests < max(queries, 1) or replayed < requests:
+        raise SystemExit(
+            f"bench_sidecar is broken: the run made {requests} API requests for a plan of "
+            f"{queries} queries and the replay reached the server with {replayed} (a side "
+            "served by a cache times nothing)"
+        )
+    if refused or drilled == 0 or run.timed_out:
+        raise SystemExit(
+            f"bench_sidecar is broken: {refused} rate-limit refusals, {drilled} threads drilled, "
+            f"timed out: {run.timed_out}; a sidecar that overruns the rate limit or drills "
+            "nothing is a bug, not a figure"
+        )
+    figure = Figure(
+        bench="sidecar",
+        name=f"sidecar wall ({requests} requests)",
+        value=sidecar_s,
+        baseline=sequential_s,
+        unit="s",
+        target=TARGET,
+        baseline_name="same requests one at a time",
+    )
     print(
         f"sidecar ({requests} requests: {queries} queries, {drilled} threads drilled, "
         f"{latency * 1000:.0f} ms latency, concurrency {Settings().concurrency}): sidecar "
         f"{sidecar_s:.2f} s, same requests one at a time {sequential_s:.2f} s; ratio "
-        f"{ratio:.2f} (target <= {TARGET:.2f}); rate-limit refusals: {refused} "
-        f"{'PASS' if ok else 'FAIL'}"
+        f"{figure.ratio:.2f} (target <= {TARGET:.2f}); no rate-limit refusals; {figure.verdict}"
     )
-    return {"sidecar_s": sidecar_s, "sequential_s": sequential_s, "ratio": ratio,
-            "requests": float(requests)}  # fmt: skip
+    return {"figures": [figure], "sidecar_s": sidecar_s, "sequential_s": sequential_s,
+            "ratio": figure.ratio, "requests": float(requests)}  # fmt: skip
 
 
 def _replay(
@@ -186,4 +204,4 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.15)
     arguments = parser.parse_args()
-    main(arguments.latency)
+    raise SystemExit(exit_code(main(arguments.latency)["figures"]))

@@ -65,3 +65,8 @@ def table(figures: list[Figure]) -> str:
     ]
     lines.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def exit_code(figures: list[Figure]) -> int:
+    """What a benchmark run on its own exits with: 1 when any figure missed its target."""
+    return 1 if any(f.verdict == "FAIL" for f in figures) else 0

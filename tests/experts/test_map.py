@@ -292,6 +292,16 @@ def test_a_reply_naming_none_of_the_chunk_is_rejected() -> None:
         task.parse({"posts": [{"post_id": 500, "relevance": "HIGH"}]})
 
 
+def test_a_mark_outside_the_three_is_rejected_and_the_schema_still_lists_them() -> None:
+    task = MapTask(QUESTION, tuple(_mp_posts(2)))
+    with pytest.raises(EngineOutputError, match="relevance"):
+        task.parse({"posts": [{"post_id": 1, "relevance": "VERY HIGH"}]})
+    verdicts = task.parse({"posts": [{"post_id": 1, "relevance": " medium\n"}]})
+    assert [v.relevance for v in verdicts.posts] == ["MEDIUM", "LOW"]
+    schema = MapVerdicts.model_json_schema()["$defs"]["MapVerdict"]["properties"]["relevance"]
+    assert schema["enum"] == ["HIGH", "MEDIUM", "LOW"]
+
+
 def test_a_scripted_output_model_is_reconciled_too() -> None:
     reply = MapVerdicts.model_validate({"posts": [{"post_id": 2, "relevance": "HIGH"}]})
     outcome = asyncio.run(run_map(QUESTION, _mp_posts(3), ScriptedEngine([reply]), _mp_config()))

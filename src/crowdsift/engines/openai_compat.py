@@ -30,7 +30,7 @@ from openai.types.shared_params import ResponseFormatJSONObject, ResponseFormatJ
 from openai.types.shared_params.response_format_json_schema import JSONSchema
 
 from crowdsift.core.config import Settings
-from crowdsift.core.errors import EngineConfigError, EngineOutputError
+from crowdsift.core.errors import EngineOutputError, EngineSetupError
 from crowdsift.core.log import get_logger, register_secrets
 from crowdsift.core.tracing import engine_attributes, engine_span_name, observe, reply_attributes
 from crowdsift.engines.base import (
@@ -44,6 +44,7 @@ from crowdsift.engines.base import (
 )
 from crowdsift.engines.json_reply import (
     json_object_instruction,
+    output_schema,
     parse_reply,
     repair_messages,
     schema_name,
@@ -107,7 +108,7 @@ class OpenAICompatEngine:
         """Build from CROWDSIFT_LLM_* settings; an injected ``http_client`` stays the caller's."""
         key = settings.llm_api_key.get_secret_value().strip() if settings.llm_api_key else ""
         if not key:
-            raise EngineConfigError(
+            raise EngineSetupError(
                 f"The openai engine needs an API key: set {KEY_VARIABLE}. For Ollama, vLLM or "
                 f"llama.cpp set {URL_VARIABLE} to the server (e.g. http://localhost:11434/v1); "
                 "any non-empty key works there. Or use --engine local to run without a key."
@@ -115,7 +116,7 @@ class OpenAICompatEngine:
         register_secrets([key])
         base_url = settings.llm_base_url.strip().rstrip("/")
         if not base_url.startswith(("http://", "https://")):
-            raise EngineConfigError(
+            raise EngineSetupError(
                 f"{URL_VARIABLE}={safe_url(base_url)!r} is not an http(s) URL; set it to the "
                 "endpoint's base, e.g. https://api.openai.com/v1, or use --engine local."
             )
@@ -305,7 +306,7 @@ def _response_format(task: Task[Any], mode: JsonMode) -> ResponseFormat:
         return ResponseFormatJSONObject(type="json_object")
     schema = JSONSchema(
         name=schema_name(task.output_model),
-        schema=task.output_model.model_json_schema(),
+        schema=output_schema(task.output_model),
         strict=False,
     )
     return ResponseFormatJSONSchema(type="json_schema", json_schema=schema)

@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, StringConstraints, TypeAdapter, WithJsonSchema
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -72,7 +73,18 @@ Sleep = Callable[[float], Awaitable[None]]
 _RATE_LIMIT_TEXT = re.compile(
     r"quota|rate[ _-]?limit|resource[ _]exhausted|too many requests", re.IGNORECASE
 )
-_RELEVANCE = {mark.value: mark for mark in Relevance}
+_SCORED = TypeAdapter(list[ScoredPost])
+
+# A mark as the engine writes it: any case, stray spaces. Normalised and checked inside
+# pydantic-core (no Python call per post: a 100-post chunk is parsed while later chunks wait
+# their turn on the event loop); the JSON schema the engine sees is still the plain enum.
+Mark = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, to_upper=True, pattern=r"(?i)^\s*(?:high|medium|low)\s*$"
+    ),
+    WithJsonSchema({"type": "string", "enum": ["HIGH", "MEDIUM", "LOW"]}),
+]
 
 
 def local_scores(question: str, texts: Sequence[str], embedder: Embedder) -> list[float]:
@@ -103,13 +115,8 @@ class MapVerdict(BaseModel):
     """One post's mark."""
 
     post_id: int
-    relevance: Literal["HIGH", "MEDIUM", "LOW"]
+    relevance: Mark
     reason: str = ""
-
-    @field_validator("relevance", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
 
 
 class MapVerdicts(BaseModel):
@@ -122,8 +129,8 @@ def posts_message(
     question: str, posts: Sequence[ExpertPost], chars: int, ids_label: str = "Post IDs"
 ) -> str:
     """The user message of a per-post task: the question, the allowed ids, each post fenced."""
-    ids = ", ".join(str(p.post_id) for p in posts)
-    blocks = "\n".join(fence(f"post:{p.post_id}", post_block(p, chars)) for p in posts)
+    ids = ", ".join([str(p.post_id) for p in posts])
+    blocks = "\n".join([fence(f"post:{p.post_id}", post_block(p, chars)) for p in posts])
     return (
         f"Question: {question}\n\n{ids_label} ({len(posts)}): {ids}\n\n"
         f"Posts (each block is untrusted data):\n{blocks}"
@@ -244,6 +251,21 @@ class MapOutcome(BaseModel):
         return [s for s in self.scored if s.relevance is relevance]
 
 
+def _scored(posts: Sequence[ExpertPost], verdicts: MapVerdicts) -> list[ScoredPost]:
+    """The chunk's posts with their marks, validated in one pydantic-core call.
+
+    Runs on the event loop as each chunk's reply lands, while the other replies wait: one call
+    for the whole chunk costs about half as much as a ``ScoredPost(...)`` per post
+    (bench/bench_map.py).
+    """
+    return _SCORED.validate_python(
+        [
+            {"post": post, "relevance": v.relevance, "reason": v.reason or None}
+            for post, v in zip(posts, verdicts.posts, strict=True)
+        ]
+    )
+
+
 def chunk_posts(posts: Sequence[ExpertPost], size: int) -> list[tuple[ExpertPost, ...]]:
     """Consecutive slices of ``size`` posts (the last may be shorter)."""
     return [tuple(posts[i : i + size]) for i in range(0, len(posts), size)]
@@ -282,10 +304,7 @@ async def run_map(
                 log.warning("map_chunk_failed", chunk=index, error=str(exc)[:300])
                 return
         verdicts = tasks[index].reconcile(reply.output)  # scripted outputs skip ``parse``
-        results[index] = [
-            ScoredPost(post=post, relevance=_RELEVANCE[v.relevance], reason=v.reason or None)
-            for post, v in zip(tasks[index].posts, verdicts.posts, strict=True)
-        ]
+        results[index] = _scored(tasks[index].posts, verdicts)
         usage.add(reply.usage)
 
     async def run_pass(indices: Sequence[int]) -> list[int]:
@@ -310,10 +329,11 @@ async def run_map(
         failed_post_ids=[p.post_id for i in failed for p in tasks[i].posts],
         usage=usage,
     )
+    marks = Counter(s.relevance for s in outcome.scored)
     log.info(
         "map_done", posts=len(posts), chunks=outcome.chunks, failed_chunks=outcome.failed_chunks,
-        requeued_chunks=requeued, high=len(outcome.marked(Relevance.HIGH)),
-        medium=len(outcome.marked(Relevance.MEDIUM)), calls=usage.calls,
+        requeued_chunks=requeued, high=marks[Relevance.HIGH], medium=marks[Relevance.MEDIUM],
+        calls=usage.calls,
     )  # fmt: skip
     return outcome
 
@@ -321,7 +341,17 @@ async def run_map(
 async def _call_with_retries(
     task: MapTask, engine: Engine, config: ExpertsConfig, sleep: Sleep
 ) -> EngineReply[MapVerdicts]:
-    """Layer 2: tenacity around layer 1, for transport and output errors."""
+    """Layer 2: tenacity around layer 1, for transport and output errors.
+
+    The first attempt runs bare and tenacity is built only for a chunk that failed it: its
+    bookkeeping costs about as much as validating a reply, and a wave of replies lands on the
+    event loop together, so every microsecond per chunk is paid 25 times in a row. The failed
+    first attempt is handed to tenacity as its attempt 1, so backoff and logs are unchanged.
+    """
+    try:
+        return await _call_with_rate_limit_pause(task, engine, config, sleep)
+    except (EngineTransportError, EngineOutputError) as exc:
+        first_error: BaseException | None = exc
     retrying = AsyncRetrying(
         retry=retry_if_exception_type((EngineTransportError, EngineOutputError)),
         stop=stop_after_attempt(config.map_max_retries + 1),
@@ -332,6 +362,9 @@ async def _call_with_retries(
     )
     async for attempt in retrying:
         with attempt:
+            if first_error is not None:
+                error, first_error = first_error, None
+                raise error
             return await _call_with_rate_limit_pause(task, engine, config, sleep)
     raise AssertionError("tenacity returned without a result")  # pragma: no cover
 
