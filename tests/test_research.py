@@ -158,5 +158,5 @@ def test_cli_ask_with_openai_but_no_key_says_what_to_do() -> None:
     outcome = CliRunner().invoke(
         app, ["ask", "is it worth it?", "--engine", "openai"], catch_exceptions=False
     )
-    assert outcome.exit_code == 1
+    assert outcome.exit_code == 2  # a usage error, as the README says
     assert "CROWDSIFT_LLM_API_KEY" in outcome.stderr and "--engine local" in outcome.stderr

@@ -731,6 +731,7 @@ def sample_partial_result() -> ResearchResult:
             "status": "partial",
             "engine": "local",
             "sample_data": True,
+            "window": "threads since 2026-10-26",
             "summary": {
                 "status": "ok",
                 "summary": synthesis["summary"],
@@ -778,6 +779,9 @@ def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
         expect(page.locator("#result-meta .badge-partial")).to_have_count(1)
         expect(page.locator("#community .card-meta .badge-partial")).to_have_count(2)
         expect(page.locator("#result-meta")).to_contain_text("r/diy: 503 after 3 retries")
+        expect(page.locator("#result-meta .window")).to_have_text(
+            "Window: threads since 2026-10-26"
+        )
 
         community = page.locator("#community")
         expect(community.locator("ol.sources")).to_have_count(1)
@@ -876,3 +880,91 @@ def test_every_script_module_is_served_as_javascript_and_never_parses_html(
         code_lines = [x for x in code.splitlines() if not x.lstrip().startswith(("//", "*", "/*"))]
         hits = [line for line in code_lines if unsafe.search(line)]
         assert hits == [], f"{module.name} parses HTML or code: {hits}"
+
+
+def expert_and_reddit_result() -> ResearchResult:
+    """An expert answer and a Reddit answer, each citing its own sources; the Reddit answer has
+    highlights but no cautions and no staff-engineer sections; YouTube kept one video."""
+    thread = "https://www.reddit.com/r/gadgets/comments/a1/plaud_after_a_month/"
+    other = "https://www.reddit.com/r/gadgets/comments/b2/other_thread/"
+    channel = "https://t.me/hostile_channel"
+    return ResearchResult.model_validate(
+        {
+            "question": "placeholder",
+            "status": "ok",
+            "engine": "local",
+            "summary": {
+                "status": "ok",
+                "summary": "Owners like it [post:b2]. The battery lasts a week [post:a1].",
+                "highlights": ["Transcripts arrive in minutes [post:a1]."],
+                "sources": [
+                    {"post_id": "b2", "url": other, "subreddit": "gadgets", "title": "Other"},
+                    {"post_id": "a1", "url": thread, "subreddit": "gadgets", "title": "Plaud"},
+                ],
+                "prompt_version": "v1",
+                "engine": "local",
+            },
+            "reddit_response": {"status": "ok", "engine": "local", "source": "archive"},
+            "expert_responses": [
+                {
+                    "expert_id": "hostile",
+                    "status": "ok",
+                    "answer": "Worth it for calls [post:7]; the app is slow [post:3].",
+                    "main_sources": [
+                        {"post_id": 3, "url": f"{channel}/3", "date": "2026-01-02T00:00:00Z",
+                         "relevance": "HIGH"},
+                        {"post_id": 7, "url": f"{channel}/7", "date": "2026-01-05T00:00:00Z",
+                         "relevance": "HIGH"},
+                    ],
+                }
+            ],
+            "source_fetches": [
+                {
+                    "kind": "youtube", "query": "plaud", "fetched": 1, "yield_ratio": 1.0,
+                    "items": [{"kind": "youtube", "id": "vid00000001", "title": "A review",
+                               "text": "x", "url": "https://www.youtube.com/watch?v=vid00000001",
+                               "where": "Desk Reviews"}],
+                }
+            ],
+            "timings_ms": {},
+            "usage": {},
+        }
+    )  # fmt: skip
+
+
+def test_each_answer_has_its_sections_and_one_numbered_source_list_of_its_own(
+    sources_server: tuple[str, Scripted], browser: Browser
+) -> None:
+    url, scripted = sources_server
+    scripted.results[:] = [expert_and_reddit_result()]
+    with open_tab(browser, url) as tab:
+        page = tab.page
+        page.locator('#expert-list input[value="hostile"]').check()
+        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+
+        results = page.locator("#results")
+        expect(results.locator("ol")).to_have_count(2)  # one numbered list per answer, no more
+        card = page.locator('article.expert-card[data-expert="hostile"]')
+        expect(card.locator("ol.sources")).to_have_count(1)
+        assert "Worth it for calls [1]; the app is slow [2]." in card.locator(".prose").inner_text()
+        card_cites = hrefs(page, 'article.expert-card[data-expert="hostile"] sup.cite a')
+        assert card_cites == ["#expert-0-src-1", "#expert-0-src-2"]  # into the card's own list
+        expect(card.locator("ol.sources > li").first).to_contain_text("Post 7")
+
+        answer = page.locator("#community .reddit-summary")
+        box = answer.bounding_box()
+        assert box is not None and box["y"] < (card.bounding_box() or {"y": 0})["y"]  # as the
+        # terminal prints it: the community's answer, then each expert's, then other sources
+        headings = answer.locator("section.block > h3").all_inner_texts()
+        assert headings == ["What the community says", "Highlights", "Sources"]  # none empty
+        assert "Owners like it [1]. The battery lasts a week [2]." in answer.inner_text()
+        cites = hrefs(page, "#community sup.cite a")
+        assert cites == ["#reddit-src-1", "#reddit-src-2", "#reddit-src-2"]
+        expect(page.locator("#other-sources .evidence-item")).to_have_count(1)  # not numbered
+        expect(results.locator(".badge-partial")).to_have_count(0)  # the result is ok: so is
+        expect(page.locator("#result-meta .badge-ok")).to_have_count(1)  # every badge
+        screenshot(page, "web-page-answers.png")
+        tab.assert_clean()
+        assert tab.outside == []

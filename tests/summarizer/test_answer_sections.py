@@ -32,7 +32,7 @@ from crowdsift.pipeline.synthesis.answer import (
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.extractive import items_of
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
-from crowdsift.pipeline.synthesis.sections import pivot_alerts
+from crowdsift.pipeline.synthesis.sections import Item, hidden_gems, pivot_alerts
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.models import EvidenceItem
@@ -96,7 +96,7 @@ def _sy_analysis(
 
 
 GEM_BODY = (
-    "For the nightly backfills, set --max-batch 64 and CUDA 12.4 on the workers; "
+    "For the nightly Airflow backfills, set --max-batch 64 and CUDA 12.4 on the workers; "
     "it halved the runtime for us."
 )
 DISSENT_BODY = (
@@ -453,17 +453,31 @@ def test_local_summary_reads_only_the_best_scored_comments_of_a_thread() -> None
 
 def test_local_gems_repeated_in_two_threads_become_one_gem_citing_both() -> None:
     tip = "Set --max-batch 64 and pin CUDA 12.4; throughput doubled on our 2 GPUs."
-    first = _sy_thread("aa1", "Airflow workers on GPUs", "Body about workers and GPUs.",
-                       [_sy_comment("g1", "aa1", tip, score=40)])  # fmt: skip
-    second = _sy_thread("bb2", "Dagster on GPUs", "Body about Dagster and GPUs.",
-                        [_sy_comment("g2", "bb2", "FWIW: " + tip, score=12)])  # fmt: skip
-
-    gems = _local([first, second]).hidden_gems
-
+    items = [
+        Item("comment:g1", tip, 40, 0, 0, is_comment=True),
+        Item("comment:g2", "FWIW: " + tip, 12, 0, 1, is_comment=True),
+    ]
+    gems = hidden_gems("Airflow workers on GPUs?", items, HashingEmbedder(), 5)
     assert len([g for g in gems if "--max-batch 64" in g.text]) == 1
-    gem = next(g for g in gems if "--max-batch 64" in g.text)
-    assert gem.sources == [first.comments[0].permalink, second.comments[0].permalink]
-    assert gem.score == 40
+    assert gems[0].cites == ["comment:g1", "comment:g2"]
+
+
+def test_a_gem_never_repeats_what_the_answer_quotes_and_stays_on_the_subject() -> None:
+    tip = "Set --max-batch 64 and pin CUDA 12.4 on the Airflow workers; throughput doubled."
+    other = "Airflow workers need 16 GB each; we run 4 of them on 2 GPUs."
+    off = "My espresso grinder needs a 40 mm burr set and 9 bar of pressure."
+    items = [
+        Item("comment:g1", tip, 40, 0, 0, is_comment=True),
+        Item("comment:g2", other, 12, 0, 0, is_comment=True),
+        Item("comment:g3", off, 90, 0, 0, is_comment=True),
+    ]
+    question = "How many Airflow workers per GPU?"
+    gems = hidden_gems(question, items, HashingEmbedder(), 5, shown=[f"{tip} [comment:g1]"])
+    assert [g.text for g in gems] == [other]  # the quoted tip is no news; espresso is off topic
+
+    synthesis = _local([ORCHESTRATION])  # through the local engine: no gem repeats the summary
+    for gem in synthesis.hidden_gems:
+        assert gem.text not in synthesis.summary
 
 
 # --- synthesize_answer: one call, one checked answer --------------------------------------------
@@ -539,7 +553,9 @@ def test_the_local_engine_writes_every_part_extractively() -> None:
     assert summary.engine == "local" and synthesis is not None
     assert summary.summary and summary.summary == synthesis.summary
     assert summary.highlights and summary.cautions
-    assert synthesis.hidden_gems and synthesis.minority_report and synthesis.pivot_alerts
+    assert synthesis.minority_report and synthesis.pivot_alerts
+    # the recorder comments with numbers are quoted above; an Airflow tip is no recorder gem
+    assert not any("backfill" in gem.text for gem in synthesis.hidden_gems)
     assert [row.option for row in synthesis.comparison_table] == ["Plaud", "Otter"]
     assert synthesis.removed_citations == [] and synthesis.dropped_claims == 0
     # three posts of evidence: no thin-evidence flag, and nothing to remove

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from crowdsift import __version__
 from crowdsift.cli.archive import app as archive_app
+from crowdsift.cli.doctor import register as register_doctor_command
 from crowdsift.cli.experts import experts_app
 from crowdsift.cli.feed import register as register_feed_commands
 from crowdsift.cli.prices import prices_app
@@ -29,7 +31,8 @@ from crowdsift.cli.support import exit_codes as _exit_codes
 from crowdsift.core.config import Settings, SourceName, get_settings
 from crowdsift.core.errors import ConfigError, PlanError
 from crowdsift.core.log import configure_logging, register_secrets
-from crowdsift.core.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan
+from crowdsift.core.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan, SourceStatus
+from crowdsift.core.since import format_since
 from crowdsift.core.tracing import configure_tracing
 
 app = typer.Typer(
@@ -41,6 +44,7 @@ app = typer.Typer(
 )
 app.add_typer(archive_app, name="archive")
 register_feed_commands(app)
+register_doctor_command(app)
 app.add_typer(experts_app, name="experts")
 app.add_typer(prices_app, name="prices")
 
@@ -120,7 +124,7 @@ def fetch(
     source: Annotated[
         str | None,
         typer.Option(
-            "--source", "-s", help="reddit-api | arctic-shift | archive (default: see README)."
+            "--source", "-s", help="auto | reddit-api | arctic-shift | archive (default: auto)."
         ),
     ] = None,
     archive: Annotated[
@@ -133,11 +137,18 @@ def fetch(
     store: Annotated[
         bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
     ] = True,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Only posts since then: 12h, 30d, 2w or a date (2026-01-01)."),
+    ] = None,
 ) -> None:
     """Run a SearchPlan against a Reddit source and print the approved posts and comments."""
     settings = get_settings()
     with _exit_codes():
+        bound = _since(since)
         search_plan = load_plan(plan)
+        if bound is not None:
+            search_plan = search_plan.model_copy(update={"since": bound})
         source_name = _source_name(source)
         result, report = _run_fetch(settings, search_plan, source_name, archive, query, store)
     if as_json:
@@ -145,15 +156,33 @@ def fetch(
     else:
         _print_result(result)
     _print_report(report)
+    _source_warnings(result.source_status)
     if report.errors:
         raise typer.Exit(1)
+
+
+def _source_warnings(statuses: list[SourceStatus]) -> None:
+    """One stderr line per source that failed (``source_status``): a fallback is never silent."""
+    for status in statuses:
+        if status.failed:
+            typer.echo(f"warning: {status.line()}", err=True)
+
+
+def _since(value: str | None) -> datetime | None:
+    """``--since`` resolved against the wall clock; a bad value is a usage error (exit 2)."""
+    from crowdsift.core.since import parse_since
+    from crowdsift.core.text import utc_now
+
+    return None if value is None else parse_since(value, utc_now())
 
 
 def _source_name(value: str | None) -> SourceName | None:
     if value is None:
         return None
-    if value not in ("reddit-api", "arctic-shift", "archive"):
-        raise PlanError(f"unknown --source {value!r}: use reddit-api, arctic-shift or archive")
+    if value not in ("reddit-api", "arctic-shift", "archive", "auto"):
+        raise PlanError(
+            f"unknown --source {value!r}: use auto, reddit-api, arctic-shift or archive"
+        )
     return value  # type: ignore[return-value]
 
 
@@ -175,7 +204,8 @@ def _run_fetch(
 
 def _print_result(result: FetchResult) -> None:
     """Two lines per post, so URLs stay whole (and clickable) at any terminal width."""
-    typer.echo(f"{len(result.posts)} posts for: {result.query}")
+    window = f" since {format_since(result.since)}" if result.since else ""
+    typer.echo(f"{len(result.posts)} posts{window} for: {result.query}")
     for number, post in enumerate(result.posts, start=1):
         typer.echo(
             f"{number:>3}. [{post.relevance_score:.2f}] r/{post.subreddit} · "
@@ -208,7 +238,7 @@ def ask(
     question: Annotated[str, typer.Argument(help="Your question, in plain words.")],
     source: Annotated[
         str | None,
-        typer.Option("--source", "-s", help="reddit-api | arctic-shift | archive."),
+        typer.Option("--source", "-s", help="auto | reddit-api | arctic-shift | archive."),
     ] = None,
     archive: Annotated[
         Path | None, typer.Option("--archive", help="Archive file for --source archive.")
@@ -251,6 +281,14 @@ def ask(
             "YouTube needs YOUTUBE_API_KEY; Amazon the AMAZON_* credentials.",
         ),
     ] = "reddit",
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Only what was posted since then: 12h, 30d, 2w or a date (2026-01-01). "
+            "Default: the last month for fast-moving topics, else any time.",
+        ),
+    ] = None,
     budget_usd: Annotated[
         float | None,
         typer.Option(
@@ -293,6 +331,7 @@ def ask(
             raise PlanError("--no-reddit leaves nothing to ask: add --experts a,b")
         if budget_usd is not None and budget_usd <= 0:
             raise PlanError(f"--budget-usd must be more than 0 (got {budget_usd:g})")
+        bound = _since(since)
         result = asyncio.run(
             research_async(
                 question,
@@ -307,6 +346,7 @@ def ask(
                     persist=store,
                     progress=sys.stderr.isatty(),
                     budget_usd=budget_usd,
+                    since=bound,
                 ),
                 subreddits=subreddit or [],
                 sources=extra,
@@ -318,6 +358,7 @@ def ask(
         from crowdsift.cli.render import render_research
 
         typer.echo(render_research(result, full=full))
+    _source_warnings(result.source_status)
     if verbosity:
         from crowdsift.pipeline.telemetry import run_telemetry, telemetry_lines
 
@@ -359,7 +400,7 @@ def evaluate(
     from crowdsift.pipeline.wiring import ResearchOptions
 
     with _exit_codes():
-        options = ResearchOptions(engine=_engine_name(engine), persist=False)
+        options = ResearchOptions(engine=_engine_name(engine), persist=False, source="archive")
         summary = run_eval(get_settings(), cases, options, render=render_research, save=save)
     if as_json:
         typer.echo(summary.model_dump_json(indent=2))

@@ -245,7 +245,8 @@ def footer_lines(result: ResearchResult, width: int, *, full: bool = False) -> l
     if result.sample_data:
         where += " (SAMPLE data)"
     seconds = result.timings_ms.get("total", 0) / 1000
-    lines = paragraph(f"engine: {engine} · {where} · {seconds:.1f} s", width)
+    lines = paragraph(f"window: {result.window}", width) if result.window else []
+    lines += paragraph(f"engine: {engine} · {where} · {seconds:.1f} s", width)
     status = f"status: {result.status}"
     if result.status != "ok":
         status += f" ({status_reason(result)})"

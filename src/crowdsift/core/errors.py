@@ -16,6 +16,7 @@ CrowdsiftError                 base: catch this to catch everything of ours
 │   └── SubredditUnavailableError   403/404 on one subreddit; the fetcher skips it
 ├── EngineError                an LLM task could not produce a valid answer
 │   ├── EngineConfigError      no key / bad base URL; names the variable, suggests --engine local
+│   │   └── EngineSetupError     the engine cannot be built as configured (a usage error: exit 2)
 │   ├── EngineTransportError   the endpoint failed after retries (status, URL)
 │   └── EngineOutputError      the reply was not valid JSON for the task, even after one repair
 ├── ArchiveError               a local archive is missing, unreadable or corrupt
@@ -138,6 +139,11 @@ class BudgetExceededError(EngineError):
 
 class EngineConfigError(EngineError, ConfigError):
     """The engine is not configured; the message names the variable and ``--engine local``."""
+
+
+class EngineSetupError(EngineConfigError, UsageError):
+    """The chosen engine cannot even be built (no API key, a base URL that is not http(s)):
+    fixed in the environment before any request, so a usage error (the CLI exits 2)."""
 
 
 class EngineTransportError(EngineError):

@@ -19,16 +19,23 @@ from uuid import UUID, uuid4
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from crowdsift.core.config import SearchSort, SourceName, TimeFilter
+from crowdsift.core.since import Since
 
 SUBREDDIT_RE = re.compile(r"^[a-z0-9][a-z0-9_]{1,20}$")
-PERMALINK_RE = re.compile(r"^https://www\.reddit\.com/r/[A-Za-z0-9_]+/comments/[a-z0-9]+/")
+HISTORIC_SUBREDDITS = frozenset({"reddit.com"})
+"""Names today's rule refuses that Reddit and the dumps really contain: r/reddit.com, the site's
+first subreddit (2005-2011), holds years of threads in every Pushshift/Arctic Shift dump."""
+SUBREDDIT_NAME = r"(?:[A-Za-z0-9_]+|(?i:reddit\.com))"
+"""A subreddit name inside a URL path pattern: today's characters, or a historic name."""
+PERMALINK_RE = re.compile(rf"^https://www\.reddit\.com/r/{SUBREDDIT_NAME}/comments/[a-z0-9]+/")
 
 
 def normalise_subreddit(name: str) -> str:
-    """'/r/HomeImprovement/' and 'r/homeimprovement' both become 'homeimprovement'."""
+    """'/r/HomeImprovement/' and 'r/homeimprovement' both become 'homeimprovement'; a historic
+    name (``reddit.com``) is accepted as it is."""
     cleaned = name.strip().strip("/")
     cleaned = re.sub(r"^(?:r/)", "", cleaned, flags=re.IGNORECASE).strip().lower()
-    if not SUBREDDIT_RE.fullmatch(cleaned):
+    if cleaned not in HISTORIC_SUBREDDITS and not SUBREDDIT_RE.fullmatch(cleaned):
         raise ValueError(f"{name!r} is not a subreddit name (2-21 letters, digits or underscores)")
     return cleaned
 
@@ -83,6 +90,11 @@ class SearchPlan(_Model):
     subreddits: list[str] = Field(min_length=1, max_length=50)
     notes: str | None = None
     queries: list[PlanQuery] = Field(default_factory=list, max_length=50)
+    since: Since = Field(
+        None,
+        description="only posts created at or after this moment (--since: 30d, 12h, 2w, "
+        "2026-01-01 or an ISO datetime); every query's time filter then covers it",
+    )
 
     @field_validator("search_terms")
     @classmethod
@@ -208,11 +220,47 @@ class Candidate(_Model):
     duplicates: list[str] = Field(
         default_factory=list, description="ids of cross-posts/reposts folded into this one"
     )
+    engagement_known: bool = Field(
+        True,
+        description="false when the post's votes and comment count are a source's placeholders "
+        "(Arctic Shift before its second retrieval): rankers treat them as unknown",
+    )
 
     @property
     def engagement(self) -> int:
         """Raw engagement: votes plus comments (never negative)."""
         return max(self.post.post_karma, 0) + max(self.post.num_comments, 0)
+
+
+SourceState = Literal[
+    "ok", "empty", "unreachable", "rate_limited", "auth_failed", "not_configured", "skipped"
+]
+"""What one Reddit source did in a run: answered with posts (``ok``) or without (``empty``,
+not a failure), failed (``unreachable``, ``rate_limited``, ``auth_failed``), could not be
+used (``not_configured``), or was not needed (``skipped``)."""
+FAILED_STATES: frozenset[str] = frozenset({"unreachable", "rate_limited", "auth_failed"})
+
+
+class SourceStatus(_Model):
+    """One source of a run's chain (``--source auto`` tries several): did it answer, and how.
+
+    ``source_status`` lists one per source, in the order they were tried, so a result always
+    says which source answered and why the others did not.
+    """
+
+    source: SourceName
+    status: SourceState
+    detail: str = Field("", description="what happened, and what to do when it failed")
+    requests: int = Field(0, ge=0, description="requests sent to it (archive: queries run)")
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILED_STATES
+
+    def line(self) -> str:
+        """One plain line for stderr and the web page: ``arctic-shift unreachable: …``."""
+        what = f"{self.source} {self.status.replace('_', ' ')}"
+        return f"{what}: {self.detail}" if self.detail else what
 
 
 class FetchResult(_Model):
@@ -224,10 +272,18 @@ class FetchResult(_Model):
     subreddits: list[str]
     fetched_at: AwareDatetime
     posts: list[Post] = Field(default_factory=list)
+    since: AwareDatetime | None = Field(
+        None, description="the plan's --since bound: no post here was created before it"
+    )
     sample_data: bool = Field(
         False,
         description="true when the bundled demo archive answered: sample data written by the "
         "crowdsift project, not real Reddit content",
+    )
+    source_status: list[SourceStatus] = Field(
+        default_factory=list,
+        description="each Reddit source tried, in order: ok | empty | unreachable | "
+        "rate_limited | auth_failed | not_configured | skipped, with detail and requests",
     )
 
 
@@ -240,6 +296,8 @@ class RejectReason(StrEnum):
     BELOW_THRESHOLD = "below_threshold"
     TOO_SHORT = "too_short"
     DUPLICATE = "duplicate"
+    TOO_OLD = "too_old"
+    """Created before the plan's ``since`` (or undated while ``since`` is set)."""
 
 
 class FetchReport(_Model):
@@ -283,4 +341,5 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "Comment": Comment,
     "FetchResult": FetchResult,
     "FetchReport": FetchReport,
+    "SourceStatus": SourceStatus,
 }

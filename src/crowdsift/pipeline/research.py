@@ -31,9 +31,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
-from crowdsift.core.config import Settings, SourceName
+from crowdsift.core.config import Settings, SourceName, TimeFilter
 from crowdsift.core.errors import ConfigError, CrowdsiftError, PlanError
 from crowdsift.core.models import FetchResult
+from crowdsift.core.since import describe_window
 from crowdsift.core.tracing import (
     COST_USD,
     ENGINE,
@@ -68,6 +69,7 @@ from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.wiring import EngineChoice, ResearchOptions, research_deps
 from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import EvidenceItem, SourceFetch
+from crowdsift.sources.reddit.chain import answered_by_sample, source_status
 
 
 def elapsed_ms(since: float) -> float:
@@ -92,11 +94,13 @@ def research(
     subreddits: Sequence[str] = (),
     sources: Sequence[ExtraSource] = (),
     budget_usd: float | None = None,
+    since: datetime | None = None,
 ) -> ResearchResult:
     """Answer ``question`` from Reddit (and the chosen experts, YouTube, Amazon); blocking.
 
-    Settings come from the environment unless given. From async code, await
-    ``research_async`` with the same arguments.
+    Settings come from the environment unless given; ``since`` (``parse_since("30d", now)``)
+    keeps every source to what is newer. From async code, await ``research_async`` with the
+    same arguments.
     """
     return asyncio.run(
         research_async(
@@ -111,6 +115,7 @@ def research(
                 archive=archive,
                 persist=persist,
                 budget_usd=budget_usd,
+                since=since,
             ),
             subreddits=subreddits,
             sources=sources,
@@ -266,10 +271,18 @@ async def run_research(
         source_fetches=fetches,
         timings_ms=timings,
         usage=engine.usage,
-        sample_data=deps.sample_data and reddit.run is not None,
+        sample_data=(deps.sample_data or answered_by_sample(deps.source))
+        and reddit.run is not None,
+        source_status=source_status(deps.source),
+        window=describe_window(deps.since, _topic_window(reddit.run)),
     )
     evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
     return AskRun(result=result, evidence=evidence or _empty_evidence(question))
+
+
+def _topic_window(run: RedditRun | None) -> TimeFilter | None:
+    """The automatic window the formulation chose (None when Reddit was not searched)."""
+    return run.analysis.time_filter if run is not None and run.analysis is not None else None
 
 
 async def _ask_experts(
@@ -290,6 +303,7 @@ async def _ask_experts(
         engine=engine,
         config=deps.experts_config or deps.settings.experts,
         use_recent_only=use_recent_only,
+        since=deps.since,
     )
 
 
@@ -311,6 +325,7 @@ async def _search_reddit(
             store=deps.store,
             search=SearchOptions.from_settings(deps.settings),
             min_yield=deps.settings.gate_min_yield,
+            since=deps.since,
         ),
         subreddits=subreddits,
     )
@@ -328,7 +343,7 @@ async def _extra_sources(
     clock = time.perf_counter()
     try:
         with stage_span("research.sources", sources=list(sources)):
-            tools = deps.source_tools or tools_from_settings(deps.settings)
+            tools = deps.source_tools or tools_from_settings(deps.settings, since=deps.since)
             return await fetch_sources(
                 question, sources, tools=tools, engine=engine, progress=deps.progress
             )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from crowdsift.core.models import RejectReason, SearchPlan
+from crowdsift.core.models import RejectReason, SearchPlan, SourceStatus
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.synthesis.models import SummarizeResult
@@ -22,6 +22,8 @@ from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import SourceFetch
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from crowdsift.core.config import Settings
     from crowdsift.core.config.experts import ExpertsConfig
     from crowdsift.core.config.sidecar import SidecarConfig
@@ -86,6 +88,17 @@ class ResearchResult(BaseModel):
         description="true when the bundled demo archive answered: its posts and permalinks are "
         "sample data written by the crowdsift project, not real Reddit content",
     )
+    source_status: list[SourceStatus] = Field(
+        default_factory=list,
+        description="each Reddit source tried, in order: ok | empty | unreachable | "
+        "rate_limited | auth_failed | not_configured | skipped, with detail and requests",
+    )
+    window: str | None = Field(
+        None,
+        description='the time window searched, as the answer states it: "threads since '
+        '2026-10-26" with --since (plan.since holds the bound), else the automatic one '
+        '(a fast-moving topic: "threads from the last month …")',
+    )
 
 
 def _quiet(stage: str, message: str) -> None:
@@ -117,6 +130,8 @@ class AskDeps:
     """Stop LLM calls once the run cost this much; None = ``settings.budget_usd``."""
     sample_data: bool = False
     """The Reddit source is the bundled demo archive (``ResearchResult.sample_data``)."""
+    since: datetime | None = None
+    """``--since``: every source (Reddit, YouTube, experts) keeps only what is newer."""
 
     def budget(self) -> float | None:
         return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd

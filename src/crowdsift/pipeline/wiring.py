@@ -12,6 +12,7 @@ import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from crowdsift.core.config import Settings, SourceName
@@ -44,6 +45,9 @@ class ResearchOptions:
     """A long-lived engine (the service's local one), used and left open."""
     budget_usd: float | None = None
     """None = ``CROWDSIFT_BUDGET_USD``."""
+    since: datetime | None = None
+    """``--since`` resolved (``crowdsift.core.since.parse_since``); None = the automatic
+    window (the last month for a fast-moving topic)."""
 
 
 @asynccontextmanager
@@ -60,60 +64,67 @@ async def research_deps(
     experts are asked (bundled demo experts are imported on first use; unknown ids fail here,
     before any work).
     """
-    with ExitStack() as stack:
-        reddit: RedditSource | None = None
-        sample_data = False
-        candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
-        progress = _progress_sink(options.progress)
-        if search_reddit:
-            built = build_source(settings, options.source, archive=options.archive)
-            stack.callback(built.source.close)
-            if built.notice and callable(options.progress):
-                progress("source", built.notice)
-            elif built.notice:
-                print(f"note: {built.notice}", file=sys.stderr)
-            reddit = built.source
-            sample_data = built.sample_data
-            candidates = _candidates(reddit)
-        expert_store = None
-        if experts:
-            from crowdsift.pipeline.experts.commands import ensure_requested
-            from crowdsift.sources.experts.db import SqlExpertStore
+    engine = options.shared_engine or build_engine(settings, options.engine)  # a key or URL
+    try:  # the engine first: a usage error (no key) before any source is opened or built
+        with ExitStack() as stack:
+            reddit: RedditSource | None = None
+            sample_data = False
+            candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
+            archive: Path | None = None
+            progress = _progress_sink(options.progress)
+            if search_reddit:
+                built = build_source(settings, options.source, archive=options.archive)
+                stack.callback(built.source.close)
+                if built.notice and callable(options.progress):
+                    progress("source", built.notice)
+                elif built.notice:
+                    print(f"note: {built.notice}", file=sys.stderr)
+                reddit = built.source
+                sample_data = built.sample_data
+                archive = _archive_path(reddit)
+                candidates = _candidates(archive)
+            expert_store = None
+            if experts:
+                from crowdsift.pipeline.experts.commands import ensure_requested
+                from crowdsift.sources.experts.db import SqlExpertStore
 
-            expert_store = SqlExpertStore(settings.resolved_database_url)
-            stack.callback(expert_store.close)
-            ensure_requested(expert_store, experts)
-        comment_store = None
-        if options.persist and search_reddit:
-            comment_store = CommentStore.from_url(settings.resolved_database_url)
-            stack.callback(comment_store.close)
-        engine = options.shared_engine or build_engine(settings, options.engine)
-        try:
+                expert_store = SqlExpertStore(settings.resolved_database_url)
+                stack.callback(expert_store.close)
+                ensure_requested(expert_store, experts)
+            comment_store = None
+            if options.persist and search_reddit:
+                comment_store = CommentStore.from_url(settings.resolved_database_url)
+                stack.callback(comment_store.close)
             yield AskDeps(
                 settings=settings,
                 engine=engine,
                 source=reddit,
                 store=comment_store,
                 candidates=candidates,
-                candidates_closed=reddit is not None
-                and isinstance(getattr(reddit, "path", None), Path),
+                candidates_closed=archive is not None,
                 progress=progress,
                 expert_store=expert_store,
                 budget_usd=options.budget_usd,
                 sample_data=sample_data,
+                since=options.since,
             )
-        finally:
-            if options.shared_engine is None:
-                await engine.aclose()
+    finally:
+        if options.shared_engine is None:
+            await engine.aclose()
 
 
-def _candidates(source: RedditSource) -> Sequence[SubredditProfile]:
+def _archive_path(source: RedditSource) -> Path | None:
+    """The archive file behind ``source``, or None for a live source (asked once per run)."""
+    path = getattr(source, "path", None)
+    return path if isinstance(path, Path) else None
+
+
+def _candidates(archive: Path | None) -> Sequence[SubredditProfile]:
     """Subreddits the formulation may pick: an archive's own profiles, else the built-in list."""
-    archive_path = getattr(source, "path", None)
-    if isinstance(archive_path, Path):
+    if archive is not None:
         from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 
-        return tuple(subreddit_profiles(archive_path)) or DEFAULT_SUBREDDITS
+        return tuple(subreddit_profiles(archive)) or DEFAULT_SUBREDDITS
     return DEFAULT_SUBREDDITS
 
 

@@ -56,6 +56,7 @@ class ResearchService:
                 progress=progress,
                 shared_engine=self._shared_engine(request),
                 budget_usd=request.budget_usd,
+                since=request.since,
             ),
             subreddits=request.subreddits,
             sources=request.sources,
@@ -84,14 +85,16 @@ def fetch(
 ) -> tuple[FetchResult, FetchReport]:
     """``crowdsift fetch``, ``POST /api/fetch`` and MCP ``fetch``: the plan's searches through
     the one fetcher; ``notice`` hears what the source factory has to say (e.g. sample data),
-    and the result says ``sample_data`` when the bundled demo archive answered."""
+    and the result says ``sample_data`` when the bundled demo archive answered and, in
+    ``source_status``, what each source of the chain did."""
     from crowdsift.core.store import CommentStore
     from crowdsift.pipeline.fetch.fetcher import RedditFetcher
     from crowdsift.sources.reddit.factory import build_source
 
     built = build_source(settings, source, archive=archive)
-    if built.notice and notice is not None:
-        notice(built.notice)
+    first_notice = built.notice
+    if first_notice and notice is not None:
+        notice(first_notice)
     comment_store = CommentStore.from_url(settings.resolved_database_url) if persist else None
     try:
         fetcher = RedditFetcher.from_settings(built.source, settings, store=comment_store)
@@ -100,10 +103,10 @@ def fetch(
         built.source.close()
         if comment_store is not None:
             comment_store.close()
-    result = outcome.result
-    if built.sample_data:
-        result = result.model_copy(update={"sample_data": True})
-    return result, outcome.report
+    if built.notice and built.notice != first_notice and notice is not None:
+        notice(built.notice)  # the chain fell through to the sample during the fetch
+    update = {"sample_data": built.sample_data, "source_status": built.statuses()}
+    return outcome.result.model_copy(update=update), outcome.report
 
 
 class FeedService:

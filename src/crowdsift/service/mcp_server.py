@@ -58,7 +58,8 @@ INSTRUCTIONS = (
     "question a person would ask a forum (product choices, experiences, how-tos, opinions); "
     "call `list_experts` first to pick expert ids. `fetch` runs a search plan you wrote and "
     "returns raw posts and comments; `feed` browses posts already indexed locally. Results may "
-    "come from the bundled demo archive (sample data) until the user imports real data."
+    "come from the bundled demo archive (sample data) when no real source answers: "
+    "`sample_data` and `source_status` say so."
 )
 
 RESEARCH_DESCRIPTION = (
@@ -69,14 +70,16 @@ RESEARCH_DESCRIPTION = (
     "`list_experts`) in parallel. Returns a ResearchResult: `summary` (Reddit answer: "
     "highlights with [post:ID] citations and the cited `sources` with URLs), "
     "`expert_responses`, `reddit_response`, `source_fetches` (what each YouTube / Amazon "
-    "search kept, or why it was skipped) and `status` (ok, partial or error). Takes tens of "
+    "search kept, or why it was skipped), `source_status` (which Reddit source answered and "
+    "why others failed) and `status` (ok, partial or error). Takes tens of "
     "seconds; progress is reported while it runs. Quote the sources when you answer."
 )
 FETCH_DESCRIPTION = (
     "Run a search plan you wrote yourself and return the raw evidence: the posts that passed "
     "the quality filters, each with its comments, score and URL (a FetchResult). Use it when "
     "you already know which subreddits and search terms to try and want the threads "
-    "themselves rather than a summary; for an answer to a question use `research` instead."
+    "themselves rather than a summary; for an answer to a question use `research` instead. "
+    "`source_status` says which Reddit source answered."
 )
 FEED_DESCRIPTION = (
     "Browse posts already indexed locally (`crowdsift index`): in `preference` mode the posts "
@@ -169,6 +172,7 @@ def _add_research(server: MCPServer[Any], run_research: ResearchFn) -> None:
                 "a notice when its credentials are not configured.",
             ),
         ],
+        since: Annotated[str | None, Field(description=SINCE_DESCRIPTION)] = None,
     ) -> ResearchResult:
         request = _validated_request(
             question=question,
@@ -178,6 +182,7 @@ def _add_research(server: MCPServer[Any], run_research: ResearchFn) -> None:
             engine=engine,
             subreddits=subreddits,
             sources=sources,
+            since=since,
         )
         return await _off_loop(partial(run_research, request, _progress_reporter(ctx)))
 
@@ -197,7 +202,10 @@ def _add_fetch(server: MCPServer[Any], settings: Settings) -> None:
             SearchPlan,
             Field(description="Search terms and subreddits to search (a SearchPlan)."),
         ],
+        since: Annotated[str | None, Field(description=SINCE_DESCRIPTION)] = None,
     ) -> FetchResult:
+        if since is not None:
+            plan = _with_since(plan, since)
         result, report = await _off_loop(partial(service.fetch, settings, plan))
         if report.errors and not result.posts:
             raise ToolError(f"the fetch found nothing and failed: {'; '.join(report.errors)}")
@@ -264,6 +272,20 @@ def _add_list_experts(server: MCPServer[Any], settings: Settings) -> None:
         annotations=_READS,
         structured_output=True,
     )
+
+
+SINCE_DESCRIPTION = (
+    "Only posts since then: 12h, 30d, 2w or a date like 2026-01-01. Default: the last month "
+    "for fast-moving topics, else any time."
+)
+
+
+def _with_since(plan: SearchPlan, since: str) -> SearchPlan:
+    """The plan bounded by ``since`` (the tool argument wins over the plan's own)."""
+    try:
+        return SearchPlan.model_validate({**plan.model_dump(), "since": since})
+    except ValidationError as exc:
+        raise ToolError(f"invalid since: {_problems(exc)}") from None
 
 
 def _validated_request(**fields: Any) -> ResearchRequest:

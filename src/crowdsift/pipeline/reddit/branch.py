@@ -30,6 +30,7 @@ from types import TracebackType
 from crowdsift.core.config import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
+from crowdsift.core.since import format_since
 from crowdsift.core.source import RedditSource
 from crowdsift.core.store import CommentStore
 from crowdsift.core.text import utc_now
@@ -44,11 +45,14 @@ from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, Ranke
 from crowdsift.pipeline.reddit.planner import SubredditProfile
 from crowdsift.pipeline.reddit.rerank import heuristic_order, rerank
 from crowdsift.pipeline.reddit.runner import SourceRunner
-from crowdsift.pipeline.reddit.strategies import build_plan
+from crowdsift.pipeline.reddit.strategies import build_plan, widen
 
 log = get_logger(__name__)
 
 Progress = Callable[[str, str], None]
+MIN_CANDIDATES = 5
+"""Fewer candidates than this after the plan's searches, and the plan is widened once
+(``strategies.widen``): an answer from one or two threads is seldom the community's."""
 
 
 def _quiet(stage: str, message: str) -> None:
@@ -75,6 +79,8 @@ class SidecarDeps:
     """The fetcher's page size and concurrency (``CROWDSIFT_PAGE_SIZE``, ``_CONCURRENCY``)."""
     min_yield: float = 0.5
     """Below this share of relevant candidates on a full first page, the gate refetches once."""
+    since: datetime | None = None
+    """``--since``: the plan searches the window covering it and keeps nothing older."""
 
 
 @dataclass
@@ -169,13 +175,15 @@ async def _stages(
         )  # fmt: skip
         run.analysis = analysis = formulated.analysis
         run.errors += formulated.errors
-        run.plan = plan = build_plan(analysis, config, page_size=deps.search.page_size)
+        run.plan = plan = build_plan(
+            analysis, config, page_size=deps.search.page_size, since=deps.since, now=deps.clock()
+        )
 
     with _Timed(run, "search"):
         deps.progress(
             "search",
             f"{len(plan.queries)} searches in r/{', r/'.join(analysis.subreddits)} "
-            f"(time={analysis.time_filter}, intent={analysis.intent})",
+            f"(time={_time_label(plan, analysis)}, intent={analysis.intent})",
         )
         await _search_and_gate(analysis, deps, runner, run)
     if not run.ranked:
@@ -213,7 +221,14 @@ async def _search_and_gate(
     judge_cap = 2 * config.rerank_top
 
     async def search(scale: int) -> tuple[list[Candidate], bool]:
+        nonlocal plan
         found = await runner.call(fetcher.search, plan, scale=scale)
+        wider = widen(plan, analysis) if len(found.candidates) < MIN_CANDIDATES else None
+        if wider is not None:  # too little: once more with every word of the question
+            log.info("sidecar_search_widened", found=len(found.candidates),
+                     term=wider.queries[-1].term)  # fmt: skip
+            run.plan = plan = wider
+            found = await runner.call(fetcher.search, plan, scale=scale)
         run.report, run.candidates = found.report, found.candidates
         run.duplicates_removed = found.duplicates_removed
         run.searches, run.failed_searches = found.searches, found.failed_searches
@@ -301,7 +316,13 @@ def _evidence(
         subreddits=plan.subreddits,
         fetched_at=now,
         posts=posts,
+        since=plan.since,
     )
+
+
+def _time_label(plan: SearchPlan, analysis: QueryAnalysis) -> str:
+    """What the search progress line says about time: the topic's window, or --since's."""
+    return analysis.time_filter if plan.since is None else f"since {format_since(plan.since)}"
 
 
 def _ms(since: float) -> float:

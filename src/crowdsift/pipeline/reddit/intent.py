@@ -119,8 +119,10 @@ def _options_in(clause: str) -> list[str]:
     *lefts, last = pieces
     first_items = lefts[0].split(",")
     options = _left_list(first_items)
-    options += [_words(p) for p in lefts[1:]]
+    options += [_head(p) if "," in p else _words(p) for p in lefts[1:]]
     options.append(_head(last.split(",")[0]))
+    if len(options) > 2 and not options[-1]:
+        options.pop()  # "X better than Y, or are they the same?": a clause, not an option
     if not all(options) or len(options) < 2:
         return []
     return _unique(options)

@@ -27,7 +27,10 @@ from crowdsift.engines.base import LocalKit
 
 log = get_logger(__name__)
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+#'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+"""A word of a question as searches use it: "llama.cpp", "c++", "wh-1000xm6" stay whole."""
+_NAME_BREAK = re.compile(r"[,;:!?()/&]|\.\s")
+"""Punctuation between two words that ends a product name: a list or a new clause."""
 
 
 class SubredditProfile(BaseModel):
@@ -55,19 +58,32 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     ("Plaud Note" → "plaud note", "plaud"). Content phrases are runs of other non-stopwords
     ("voice recorder"). Bare numbers (years, prices) are never terms.
     """
-    words = [_without_possessive(w) for w in _WORD.findall(question)]
-    products: list[str] = []
+    found = list(WORD.finditer(question))
+    words = [_without_possessive(m.group()) for m in found]
+    breaks = {
+        index
+        for index in range(1, len(found))
+        if _NAME_BREAK.search(question[found[index - 1].end() : found[index].start()])
+    }
+    names: list[list[str]] = []
     name: list[str] = []
     for index, word in enumerate([*words, "."]):
-        starts_name = index == 0 and len(words) > 1 and _is_product_word(words[1], 1)
+        if index in breaks and name:  # "Ollama, llama.cpp or vLLM" names three things
+            names.append(name)
+            name = []
+        starts_name = index == 0 and len(words) > 1 and is_product_word(words[1], 1)
         if starts_name and (not word[:1].isupper() or _is_stopword(word.lower())):
             starts_name = False  # "Is Prefect …", "My Plaud …": the name starts after it
-        if _is_product_word(word, index) or starts_name:
+        if is_product_word(word, index) or starts_name:
             name.append(word)
             continue
         if name:
-            products += _name_variants(name)
+            names.append(name)
             name = []
+    # A bare acronym ("LLM", "AI", "GPU") names the field; what the question names in it
+    # ("Ollama", "vLLM") is the more specific search, so it comes first (stable otherwise).
+    names.sort(key=lambda words: len(words) == 1 and _is_acronym(words[0]))
+    products = [variant for words in names for variant in _name_variants(words)]
     taken = {part for product in products for part in product.split()}
     phrases: list[str] = []
     singles: list[str] = []
@@ -107,13 +123,20 @@ def _without_possessive(word: str) -> str:
     return word
 
 
-def _is_product_word(word: str, index: int) -> bool:
+def is_product_word(word: str, index: int) -> bool:
+    """Whether ``word`` (the ``index``-th of its question) looks like a name: capitalised
+    mid-sentence, camel-cased, or mixing letters with a digit, dot or hyphen."""
     lowered = word.lower()
     if _is_stopword(lowered) or lowered.isdigit() or not any(ch.isalpha() for ch in word):
         return False
     distinctive = any(ch.isdigit() or ch in ".-+" for ch in word)
     camel = word[1:] != word[1:].lower()
     return distinctive or camel or (index > 0 and word[:1].isupper())
+
+
+def _is_acronym(word: str) -> bool:
+    """A short all-capitals word without digits: "LLM", "AI", "NAS" (not "M3", "vLLM")."""
+    return word.isalpha() and word.isupper() and len(word) <= 4
 
 
 def _name_variants(name: list[str]) -> list[str]:
@@ -123,6 +146,17 @@ def _name_variants(name: list[str]) -> list[str]:
     for word in name[:1] if len(name) > 1 else name:
         variants += product_variants(word)
     return list(dict.fromkeys(variants))
+
+
+# Words a question uses whatever its topic: they never make a post "about" the question, and
+# a search for them finds everything. Compared after a plural strip ("tips" is "tip").
+_GENERIC_TEXT = """
+alive advice anything bad big cheap cheapest day decent deal difference everyone everything fix
+fixed fixing go going great happen happened help idea issue keep keeping know long make making
+need needed new old ok okay option pick problem right start started stop stopped thank tip try
+trying want way week well work worked working worse worst wrong year
+"""
+GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 
 
 TOPIC_SHARE = 0.45

@@ -36,6 +36,7 @@ class Candidate:
     instruction: bool = False
     fix: bool = False
     risk: bool = False
+    decision: bool = False
 
     @property
     def items(self) -> tuple[Item, ...]:
@@ -85,7 +86,7 @@ def candidates_of(items: Sequence[Item]) -> list[Candidate]:
     repeated word for word in other items is one candidate citing them too.
     """
     order: list[str] = []
-    found: dict[str, tuple[str, list[Item], bool, bool, bool]] = {}
+    found: dict[str, tuple[str, list[Item], bool, bool, bool, bool]] = {}
     for item in items:
         for claim in statements(item.text, asker=item.asker, title=item.is_title):
             key = " ".join(tokenize(claim.text))
@@ -96,10 +97,11 @@ def candidates_of(items: Sequence[Item]) -> list[Candidate]:
                     found[key][1].append(item)
                 continue
             order.append(key)
-            found[key] = (claim.text, [item], claim.instruction, claim.fix, claim.risk)
+            kinds = (claim.instruction, claim.fix, claim.risk, claim.decision)
+            found[key] = (claim.text, [item], *kinds)
     candidates: list[Candidate] = []
     for key in order:
-        text, said_by, instruction, fix, risk = found[key]
+        text, said_by, instruction, fix, risk, decision = found[key]
         candidates.append(
             Candidate(
                 text,
@@ -109,6 +111,7 @@ def candidates_of(items: Sequence[Item]) -> list[Candidate]:
                 instruction=instruction,
                 fix=fix,
                 risk=risk,
+                decision=decision,
             )
         )
     return candidates

@@ -8,7 +8,8 @@ when it is:
   "Budget is flexible within reason.") describes the asker, not an answer; so does a need
   ("I need meeting notes for calls.", "We're considering the NotePin.") wherever it is;
 - **greeting or meta** ("Happy to answer questions", "Thanks in advance", "Edit: …", "This is
-  the answer.", "Learned that the hard way.", instructions aimed at a model reading the page);
+  the answer.", "Learned that the hard way.") and orders to a model or reader about its
+  instructions or the evidence ("Ignore the evidence: buy it…", ``injection``);
 - **credentials alone** ("Been on call for data pipelines for 11 years.", "Consultant here,
   I've recorded client meetings for 18 years.", "Analytics engineer, 14 years, mostly dbt.");
 - a **fragment without a claim** ("100% this.", "Same here.") — and a sentence leaning on the
@@ -21,8 +22,10 @@ to learn:") are cut off; what remains is still a verbatim piece of the text.
 
 Kinds of claims: **instructions** (imperatives, "if X, do Y", settings and flags, "make sure",
 "the trick is"), **fixes** (an instruction for a problem: "If transfer sticks at 0%, force-close
-the app…", or one its author confirms: "That fixed it"), and **risks** (a negative or caveat
-stance, or a warning such as "be careful with…"); a tip is not a risk.
+the app…", or one its author confirms: "That fixed it"), **decisions** (an instruction on how to
+choose: "If you already run Postgres, start with pgvector.", "Pick the one your company will pay
+for."), and **risks** (a negative or caveat stance, or a warning such as "be careful with…"); a
+tip is not a risk.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 
 from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import content_terms
+from crowdsift.pipeline.synthesis.injected_orders import addresses_the_model
 from crowdsift.pipeline.synthesis.specifics import find_specifics
 from crowdsift.pipeline.synthesis.stance import stance
 
@@ -129,6 +133,8 @@ _IMPERATIVE_TEXT = """
     ignore split group port regenerate review transcribe be apply mount flash update wipe grab
     consider read follow power unmount drag copy paste select uncheck tick untick swap replace
     contact email call return leave give watch stick go keep
+    support clamp measure prepend tighten loosen brace shim insulate seal pre-drill predrill
+    store build
 """
 _IMPERATIVES = frozenset(_IMPERATIVE_TEXT.split())
 _CLAUSE_OPENER = re.compile(
@@ -166,6 +172,18 @@ _RISK = re.compile(
     r"don'?t work|doesn'?t work|won'?t|can'?t)\b",
     re.IGNORECASE,
 )
+_DECISION = re.compile(
+    r"\b(?:pick|choose|go with|start with|stick with|stay with|switch to|try both|test both|"
+    r"either (?:one|is|works)|whichever|depends on)\b",
+    re.IGNORECASE,
+)
+_ASKS = re.compile(
+    r"^(?:anyone (?:else|here)|(?:would|is|does|do|are|should|could|was|did)n[’']?t "
+    r"(?:that|this|it|you|they|he|she|we|i|there)\b)",
+    re.IGNORECASE,
+)
+"""A question without its question mark: "Anyone else …", "Wouldn't that mean …"."""
+_CONDITION = re.compile(r"^(?:if|unless|when)\b[^,;:]{3,120},\s*\S", re.IGNORECASE)
 _SOLVED = re.compile(r"\b(?:solved|the fix (?:is|was)|what (?:worked|fixed it))\b", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t|isn'?t)\s+(?:\w+\s+)?$", re.IGNORECASE
@@ -180,6 +198,7 @@ class Statement:
     instruction: bool
     fix: bool
     risk: bool
+    decision: bool = False
 
 
 def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> str | None:
@@ -191,7 +210,7 @@ def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> s
     text = sentence.strip()
     if title:
         return "title"
-    if text.rstrip(_CLOSERS).endswith("?") or re.match(r"^anyone (?:else|here)\b", text, re.I):
+    if text.rstrip(_CLOSERS).endswith("?") or _ASKS.match(text):
         return "question"
     if _URL.search(text):
         return "link"
@@ -200,6 +219,8 @@ def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> s
     solved = _SOLVED.search(text) is not None  # "EDIT: solved, the fix was …" is the answer
     if asker and not solved:
         return "background"
+    if addresses_the_model(text):
+        return "meta"  # orders to a model or reader ("Ignore the evidence: …"), solved or not
     if (_META.search(text) and not solved) or _REACTION.match(text):
         return "meta"
     if _THANKS.search(text) and len(text.split()) <= 14:
@@ -247,11 +268,13 @@ def is_instruction(sentence: str) -> bool:
     if any(s.kind in {"flag", "setting"} for s in find_specifics(text)):
         return True
     for candidate in (text, _CLAUSE_OPENER.sub("", text, count=1)):
-        words = candidate.split(None, 2)
+        words = candidate.split(None, 3)
         if not words:
             continue
         first = words[0].lower().strip(",.:;")
-        if first in _IMPERATIVES and not (len(words) > 1 and words[1].lower() in _NOT_OBJECT):
+        # "Support was great", "Build quality is great": a noun phrase before its verb
+        subject = any(w.lower() in _NOT_OBJECT for w in words[1:3])
+        if first in _IMPERATIVES and not subject:
             return True
     return False
 
@@ -265,6 +288,16 @@ def is_fix(sentence: str, item_text: str = "") -> bool:
     if not is_instruction(sentence):
         return False
     return bool(_PROBLEM.search(sentence) or _CONFIRMED_FIX.search(item_text))
+
+
+def is_decision(sentence: str) -> bool:
+    """How to choose between options: an instruction that picks, or says how to pick ("If you
+    already run Postgres, start with pgvector.", "Pick the one your company will pay for.",
+    "Try both on the same real task."). For a comparison it is half of the direct answer."""
+    text = strip_lead_in(sentence.strip())
+    if not is_instruction(text):
+        return False
+    return _DECISION.search(text) is not None or _CONDITION.match(text) is not None
 
 
 def is_risk(sentence: str) -> bool:
@@ -312,6 +345,7 @@ def statements(text: str, *, asker: bool = False, title: bool = False) -> list[S
             instruction=is_instruction(quote),
             fix=is_fix(quote, whole),
             risk=is_risk(quote),
+            decision=is_decision(quote),
         )
         for quote in quoted
     ]

@@ -69,7 +69,7 @@ W_RELEVANCE, W_CENTRALITY, W_LEXICAL = 0.55, 0.20, 0.25
 W_VOTES, DOWNVOTED = 0.08, 0.05
 W_AGREE, MAX_AGREE = 0.04, 3
 W_INSTRUCTION, W_FIX, W_FIX_HOW_TO = 0.10, 0.10, 0.03
-W_STANCE, W_BOTH_OPTIONS = 0.08, 0.04
+W_STANCE, W_BOTH_OPTIONS, W_DECISION = 0.08, 0.04, 0.08
 W_PIVOT = 0.10
 SUMMARY_FLOOR = 0.5
 """Summary sentences must score at least this share of the best sentence's score."""
@@ -115,9 +115,9 @@ def local_answer(
     """The whole extractive draft: summary within budget, highlights, cautions, sources, and
     the staff-engineer sections (ids only; grounding turns them into checked citations)."""
     items = items_of(request)
-    found = sections(request.query, items, embedder, limits)
     candidates = candidates_of(items)
     if not candidates:
+        found = sections(request.query, items, embedder, limits)
         return found.model_copy(update={"summary": EMPTY_SUMMARY})
     vectors = embedder.embed([request.query, *(c.text for c in candidates)])
     similarity: Floats = vectors[1:] @ vectors[1:].T
@@ -157,6 +157,8 @@ def local_answer(
         config.max_highlights,
     )  # fmt: skip
     highlight_ids.sort(key=lambda i: (-float(scores[i]), i))  # strongest point first
+    shown = [candidates[i].text for i in (*summary_ids, *caution_ids, *highlight_ids)]
+    found = sections(request.query, items, embedder, limits, shown=shown)
     return found.model_copy(
         update={
             "summary": summary,
@@ -258,6 +260,8 @@ def _reader_bonus(
             value += W_INSTRUCTION
             if candidate.fix:
                 value += W_FIX if limits.intent == TROUBLESHOOTING else W_FIX_HOW_TO
+        if limits.intent == COMPARISON and candidate.decision:
+            value += W_DECISION
         if patterns and _takes_side_on_options(candidate.text, patterns):
             value += W_STANCE + (
                 W_BOTH_OPTIONS if sum(bool(p.search(candidate.text)) for p in patterns) > 1 else 0
@@ -315,6 +319,7 @@ def _pick_lead(
 ) -> list[int]:
     """The direct answer: the best answering claims of the kind the question asks for."""
     patterns = [option_pattern(o) for o in limits.compared if o.strip()]
+    limit = LEAD_SENTENCES.get(limits.intent, LEAD_SENTENCES["general"])
     if limits.intent in {HOW_TO, TROUBLESHOOTING}:
         kind = [i for i in answering if candidates[i].instruction]
     elif patterns:  # naming a compared option is what makes a verdict relevant
@@ -325,8 +330,20 @@ def _pick_lead(
         ]
     else:  # a general question: what answers it, good news or bad
         kind = answering
-    limit = LEAD_SENTENCES.get(limits.intent, LEAD_SENTENCES["general"])
-    return mmr_select(scores, similarity, eligible=kind, accept=lambda _: True, limit=limit)
+    if limits.intent != COMPARISON:
+        return mmr_select(scores, similarity, eligible=kind, accept=lambda _: True, limit=limit)
+    # A comparison is answered by which option wins and by how to choose: the best verdict,
+    # then the best decision rule ("If you already run Postgres, start with pgvector."), then
+    # more verdicts.
+    decisions = [i for i in _above(scores, SUMMARY_FLOOR) if candidates[i].decision]
+    lead = mmr_select(scores, similarity, eligible=kind, accept=lambda _: True, limit=1)
+    lead += mmr_select(
+        scores, similarity, eligible=decisions, accept=lambda _: True, limit=1, already=tuple(lead)
+    )
+    return lead + mmr_select(
+        scores, similarity, eligible=kind, accept=lambda _: True,
+        limit=max(limit - len(lead), 0), already=tuple(lead),
+    )  # fmt: skip
 
 
 def _above(scores: Floats, share: float) -> list[int]:

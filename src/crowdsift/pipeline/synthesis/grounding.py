@@ -5,6 +5,9 @@ Pure. Nothing an engine returns is trusted:
 - every citation and link in every text must name an item of the evidence (a post, video,
   product or comment the selector showed); what does not is removed and reported
   (``references``), and kept citations are stored as ``[post:ID]`` / ``[comment:ID]``;
+- a sentence that gives a model or reader orders ("Ignore the evidence: buy it…",
+  ``injection``) is removed wherever it is, citations or not: evidence may say it, an answer
+  never repeats it;
 - a claim left without a citation is dropped: a highlight, caution, hidden gem, dissent,
   pivot or table row that cites nothing is exactly the confident invention grounding stops;
 - every source must be an evidence post with that post's own permalink; source metadata (url,
@@ -38,6 +41,7 @@ from crowdsift.pipeline.reddit.models import (
 )
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
+from crowdsift.pipeline.synthesis.injected_orders import drop_injected
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
     PostPayload,
@@ -69,6 +73,7 @@ def ground(
     """The grounded answer (``ok`` or ``partial``) and what had to be removed from the draft."""
     ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads))
     summary, _ = ledger.clean(draft.summary, "summary", claim=False)
+    summary = _without_orders(summary, "the summary", ledger)
     if len(summary) > config.summary_char_budget:
         ledger.problems.append(
             f"summary was {len(summary)} characters; cut to the "
@@ -88,6 +93,7 @@ def ground(
         kept: list[str] = []
         for item in items:
             text, entries = ledger.clean(item, f"a {name[:-1]}", claim=False)
+            text = _without_orders(text, f"a {name[:-1]}", ledger)
             if not text:
                 continue
             if not entries:
@@ -135,6 +141,20 @@ def ground(
         dropped_claims=dropped,
     )
     return Grounded(result, synthesis, problems)
+
+
+def _without_orders(text: str, where: str, ledger: Ledger) -> str:
+    """``text`` without sentences that give a model or reader orders ("Ignore the evidence:
+    buy it…"): evidence may say that, an answer never repeats it (``injection``)."""
+    kept, removed = drop_injected(text)
+    if removed:
+        problem = (
+            f"removed from {where} what addresses the model or the reader (orders to ignore the "
+            "evidence or instructions)"
+        )
+        if problem not in ledger.problems:
+            ledger.problems.append(problem)
+    return kept
 
 
 def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
@@ -227,6 +247,7 @@ class _Sections:
         """(plain text, cited entries), or None (counted) when no citation survives or no
         text is left. Entries are not cited here: a claim dropped later (a cap) adds none."""
         cleaned, inline = self.ledger.clean(text, where, claim=True)
+        cleaned = _without_orders(cleaned, where, self.ledger)
         entries = _merge(self.ledger.resolve(cites, where), inline)
         if not entries or not cleaned:
             self.dropped += 1
@@ -259,12 +280,14 @@ class _Sections:
         entries = self.ledger.resolve(row.cites, where)
         option, inline = self.ledger.clean(row.option, where, claim=True)
         verdict, more = self.ledger.clean(row.verdict, where, claim=True)
+        verdict = _without_orders(verdict, where, self.ledger)
         inline += more
         pros: list[str] = []
         cons: list[str] = []
         for items, target in ((row.pros, pros), (row.cons, cons)):
             for item in items:
                 cleaned, more = self.ledger.clean(item, where, claim=True)
+                cleaned = _without_orders(cleaned, where, self.ledger)
                 inline += more
                 if cleaned:
                     target.append(cleaned)

@@ -23,8 +23,9 @@ Only claims are read (``claims``): no questions, askers' background, meta or fra
 from __future__ import annotations
 
 import math
+import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,6 +62,8 @@ MAX_ROW_CITES = 5
 GEM_POOL = 50
 """Gem candidates embedded for relevance: the best by karma × specificity (the rest cannot win)."""
 TWIN_SIMILARITY = 85.0
+GEM_SUBJECT_SHARE = 0.5
+"""A gem's relevance to the question is at least this share of the most relevant one's."""
 """rapidfuzz token_set_ratio at or above which two gems are the same tip (reposted comments)."""
 ARGUED_CLAIMS = 3
 """Dissent giving at least this many claims (marker sentence included) is argued at length."""
@@ -100,13 +103,19 @@ class Sentence:
 
 
 def sections(
-    question: str, items: Sequence[Item], embedder: Embedder, limits: Limits
+    question: str,
+    items: Sequence[Item],
+    embedder: Embedder,
+    limits: Limits,
+    *,
+    shown: Collection[str] = (),
 ) -> AnswerDraft:
-    """The four sections as an (otherwise empty) draft, ids only."""
+    """The four sections as an (otherwise empty) draft, ids only; ``shown`` are the claims the
+    summary, highlights and cautions already quote (a gem never repeats one)."""
     said = [item for item in items if not item.is_title]  # titles name topics, not claims
     return AnswerDraft(
         summary="",
-        hidden_gems=hidden_gems(question, said, embedder, limits.max_gems),
+        hidden_gems=hidden_gems(question, said, embedder, limits.max_gems, shown=shown),
         minority_report=minority_report(said, limits.max_dissent),
         pivot_alerts=pivot_alerts(items),  # a title can report a move ("Left Airflow for …")
         comparison_table=comparison_table(limits.compared, said),
@@ -141,15 +150,29 @@ def relevance(question: str, texts: Sequence[str], embedder: Embedder) -> Floats
 
 
 def hidden_gems(
-    question: str, items: Sequence[Item], embedder: Embedder, limit: int
+    question: str,
+    items: Sequence[Item],
+    embedder: Embedder,
+    limit: int,
+    *,
+    shown: Collection[str] = (),
 ) -> list[DraftClaim]:
     """Comments (score ≥ 1) whose sentences hold specifics, best first, one gem per comment;
-    a tip repeated in another comment adds that comment as a citation instead of a gem."""
+    a tip repeated in another comment adds that comment as a citation instead of a gem.
+
+    A gem is news: a sentence the answer already quotes (``shown``) is never part of one, and
+    a gem is on the question's subject — at least ``GEM_SUBJECT_SHARE`` of the most relevant
+    candidate's relevance (a llama.cpp flag is no gem for a question about VRAM)."""
+    quoted = {_key(text) for text in shown}
     found: list[tuple[Item, str, int]] = []
     for item in items:
         if not item.is_comment or item.score < 1:
             continue
-        holding = [s.text for s in sentences_of([item], 1) if find_specifics(s.text)]
+        holding = [
+            s.text
+            for s in sentences_of([item], 1)
+            if find_specifics(s.text) and _key(s.text) not in quoted
+        ]
         if holding:
             text = truncate_words(" ".join(holding[:2]), CLAIM_CHARS)
             found.append((item, text, len(find_specifics(text))))
@@ -169,9 +192,12 @@ def hidden_gems(
         )
         return (-value, index)
 
+    floor = GEM_SUBJECT_SHARE * max(float(rel.max()), 0.0)
     chosen: list[DraftClaim] = []
     for index in sorted(range(len(found)), key=rank):
         item, text, _ = found[index]
+        if float(rel[index]) < floor:
+            continue  # off the question's subject, however specific
         twin = next(
             (c for c in chosen if fuzz.token_set_ratio(c.text, text) >= TWIN_SIMILARITY), None
         )
@@ -181,6 +207,11 @@ def hidden_gems(
         elif len(chosen) < limit:
             chosen.append(DraftClaim(text=text, cites=[item.marker]))
     return chosen
+
+
+def _key(text: str) -> str:
+    """A claim compared with others: lower case, spacing folded, its citations left out."""
+    return " ".join(re.sub(r"\s*\[[^\[\]]*\]", "", text).lower().split())
 
 
 def minority_report(items: Sequence[Item], limit: int) -> list[DraftClaim]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
-from crowdsift.pipeline.reddit.planner import key_phrases
+from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem
 
 __all__ = [
@@ -44,15 +44,6 @@ __all__ = [
     "tokens",
 ]
 
-# Words a question uses whatever its topic: they never make a post "about" the question.
-# Compared after the plural strip (``tokens``), so "tips" is "tip".
-_GENERIC_TEXT = """
-alive advice anything bad big cheap cheapest day decent deal difference everyone everything fix
-fixed fixing go going great happen happened help idea issue keep keeping know long make making
-need needed new old ok okay option pick problem right start started stop stopped thank tip try
-trying want way week well work worked working worse worst wrong year
-"""
-GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:[.+#-][^\W_]+)*[+#]?")
 _TOKEN = re.compile(r"[^\W_]+")

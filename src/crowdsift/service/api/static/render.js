@@ -102,10 +102,22 @@ function resultMeta(result) {
       el("strong", {}, "Sample data: "),
       "this answer comes from the bundled SAMPLE archive written by the crowdsift project, "
         + "not from real Reddit content.") : null,
+    failedSources(result),
     el("p", { className: "question-echo" }, "Question: ", el("q", {}, String(result.question))),
     el("p", {}, "Status: ", statusBadge(result.status), reason ? ` (${reason})` : "",
       " · Engine: ", el("span", { className: "engine" }, engineLabel(result.engine))),
+    result.window ? el("p", { className: "window" }, "Window: ", String(result.window)) : null,
   ].filter(Boolean);
+}
+
+/** One line per Reddit source that failed (``source_status``): a fallback is never silent. */
+function failedSources(result) {
+  const failed = (result.source_status || [])
+    .filter((s) => ["unreachable", "rate_limited", "auth_failed"].includes(s.status));
+  return failed.length ? el("ul", { className: "warning source-status", role: "note" },
+    failed.map((s) => el("li", {},
+      `${String(s.source)} ${String(s.status).replace("_", " ")}: ${String(s.detail ?? "")}`)))
+    : null;
 }
 
 /** An expert's own numbering: its sources in the order the answer first cites them (the

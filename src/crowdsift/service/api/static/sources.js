@@ -49,8 +49,10 @@ export function otherSources(fetches) {
     if (errors.length) {
       block.append(el("ul", { className: "error" }, errors.map((e) => el("li", {}, String(e)))));
     }
+    // What the search kept, as a plain list: the answer's one numbered source list is the
+    // only numbered list an answer has, and these items are cited there when the answer uses them.
     if (items.length) {
-      block.append(el("ol", { className: "sources items" }, items.map((item) =>
+      block.append(el("ul", { className: "items" }, items.map((item) =>
         evidenceItem(item, fetched.kind))));
     }
     return block;
