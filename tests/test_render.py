@@ -86,6 +86,17 @@ def _gems() -> dict[str, object]:
 # --- one list, [n] only ---------------------------------------------------------------------
 
 
+def test_a_count_of_one_reads_as_one_point_and_one_vote() -> None:
+    parts = _gems()
+    parts["hidden_gems"] = [HiddenGem(text="Set gain to high", sources=[COMMENT], score=1)]
+    parts["minority_report"] = [
+        MinorityReport(text="The phone is enough", sources=[THREAD], votes=1)
+    ]
+    text = render_research(_result(**parts), full=True)
+    assert "Set gain to high (1 point) [" in text and "(1 points)" not in text
+    assert "The phone is enough (1 vote) [" in text and "(1 votes)" not in text
+
+
 def test_a_comment_is_listed_under_its_thread_and_every_source_once() -> None:
     text = render_research(_result(**_gems()), full=True)
     assert "Owners like it [1][2]. Reviews agree [3]." in text  # numbered in reading order

@@ -534,7 +534,7 @@ def test_no_evidence_means_no_call_and_an_honest_abstention() -> None:
     assert engine.requests == []
     summary = answer.summary
     assert summary.status == "partial" and summary.abstained and not summary.sources
-    assert summary.summary.startswith("Nothing in r/") and summary.summary != NO_EVIDENCE_SUMMARY
+    assert summary.summary.startswith("The search of r/") and summary.summary != NO_EVIDENCE_SUMMARY
     assert answer.synthesis is None
 
 

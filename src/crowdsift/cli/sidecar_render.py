@@ -77,12 +77,17 @@ class Sections:
         return [url for urls in items for url in urls]
 
 
+def _count(number: int, noun: str) -> str:
+    """``1 point``, ``4 points``: a count the way a person writes it."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def render_sections(
     sections: Sections, numbers: SourceNumbers, width: int, max_lines: int | None = None
 ) -> list[str]:
     """The sections that have content, each claim followed by its ``[n]``."""
-    gems = [(f"{g.text} ({g.score} points)", g.sources) for g in sections.gems]
-    dissent = [(f"{m.text} ({m.votes} votes)", m.sources) for m in sections.minority]
+    gems = [(f"{g.text} ({_count(g.score, 'point')})", g.sources) for g in sections.gems]
+    dissent = [(f"{m.text} ({_count(m.votes, 'vote')})", m.sources) for m in sections.minority]
     pivots = [
         (_pivot(p.from_option, p.to_option, p.text, p.first_seen, p.last_seen), p.sources)
         for p in sections.pivots

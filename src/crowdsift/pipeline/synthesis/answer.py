@@ -207,7 +207,7 @@ def _abstain(
     )
     result = SummarizeResult(
         status="partial",
-        summary=abstention_sentence(subject, places),
+        summary=abstention_sentence(subject, places, found=found),
         prompt_version=request.prompt_version,
         engine=engine_name,
         reason=f"abstained: {why}; the engine was not called",

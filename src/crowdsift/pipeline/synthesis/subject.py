@@ -290,7 +290,12 @@ def looked_in(
     return places
 
 
-def abstention_sentence(subject: Subject, places: Sequence[str]) -> str:
-    """ "Nothing in r/gadgets, r/productivity discusses the Sony WH-1000XM6." """
+def abstention_sentence(subject: Subject, places: Sequence[str], *, found: bool = True) -> str:
+    """ "Nothing in r/gadgets, r/productivity discusses the Sony WH-1000XM6." When the search
+    found no thread at all (``found=False``: nothing in the window, nothing matched), it says
+    that instead: the forum may well discuss the subject outside what was searched."""
+    if not found:
+        where = ", ".join(places) if places else "the sources"
+        return f"The search of {where} found no thread for this question."
     where = ", ".join(places) if places else "the fetched posts"
     return f"Nothing in {where} discusses {subject.name}."
