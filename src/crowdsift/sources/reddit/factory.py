@@ -20,8 +20,9 @@ from crowdsift.sources.reddit.chain import Link, SourceChain
 
 SAMPLE_NOTICE = (
     "Using the bundled demo archive: SAMPLE DATA written by the crowdsift project, not real "
-    "Reddit content. Import real dumps with `crowdsift archive import`, or set "
-    "REDDIT_CLIENT_ID/REDDIT_CLIENT_SECRET, or use --source arctic-shift."
+    "Reddit content. For real posts: let Arctic Shift answer (the default tries it first; "
+    "`crowdsift doctor` says why it did not), import dumps with `crowdsift archive import`, or "
+    "set REDDIT_CLIENT_ID/REDDIT_CLIENT_SECRET."
 )
 NO_CREDENTIALS = (
     "REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET are not set (Reddit approves API keys case by "
