@@ -24,7 +24,7 @@ else:  # imported by the tests: no atheris needed, nothing to instrument
     _imports = contextlib.nullcontext()
 
 with _imports:
-    from crowdsift.cli.main import load_plan
+    from crowdsift.cli.fetch import load_plan
     from harness import quiet_logs, typed
 
 _WORKDIR = Path(tempfile.mkdtemp(prefix="crowdsift-fuzz-plan-"))

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import any_text, dumps, examples, hostile_json_text, mutated
 
-from crowdsift.cli.main import load_plan
+from crowdsift.cli.fetch import load_plan
 from crowdsift.core.errors import PlanError
 from crowdsift.core.models import SearchPlan
 

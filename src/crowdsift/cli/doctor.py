@@ -30,9 +30,12 @@ def doctor(
         bool, typer.Option("--json", help="Print the report as JSON (one object per check).")
     ] = False,
 ) -> None:
-    """Check Reddit credentials, Arctic Shift, your archive, the LLM endpoint, the embedding
-    model and the stores in use; each line says what to do. Exit 1 when the default path
-    (`crowdsift ask` with no flags) would not work."""
+    """Check what a run needs; each line says what works and what to do.
+
+    Reddit credentials, Arctic Shift, your archive, the LLM endpoint, the embedding model and
+    the stores in use. Exit 1 when the default path (`crowdsift ask` with no flags) would not
+    work.
+    """
     from crowdsift.service.doctor import DoctorContext, run_doctor
 
     report = run_doctor(DoctorContext(get_settings()))

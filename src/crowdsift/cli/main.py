@@ -11,28 +11,30 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from crowdsift import __version__
 from crowdsift.cli.archive import app as archive_app
 from crowdsift.cli.doctor import register as register_doctor_command
 from crowdsift.cli.experts import experts_app
 from crowdsift.cli.feed import register as register_feed_commands
+from crowdsift.cli.fetch import register as register_fetch_command
 from crowdsift.cli.prices import prices_app
 from crowdsift.cli.support import check_question
 from crowdsift.cli.support import engine_choice as _engine_name
 from crowdsift.cli.support import error as _error
 from crowdsift.cli.support import exit_codes as _exit_codes
-from crowdsift.core.config import Settings, SourceName, get_settings
+from crowdsift.cli.support import since_option as _since
+from crowdsift.cli.support import source_name as _source_name
+from crowdsift.cli.support import source_warnings as _source_warnings
+from crowdsift.core.config import Settings, get_settings
 from crowdsift.core.errors import ConfigError, PlanError
 from crowdsift.core.log import configure_logging, register_secrets
-from crowdsift.core.models import SCHEMA_MODELS, FetchReport, FetchResult, SearchPlan, SourceStatus
-from crowdsift.core.since import format_since
+from crowdsift.core.models import SCHEMA_MODELS
 from crowdsift.core.tracing import configure_tracing
 
 app = typer.Typer(
@@ -43,8 +45,6 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(archive_app, name="archive")
-register_feed_commands(app)
-register_doctor_command(app)
 app.add_typer(experts_app, name="experts")
 app.add_typer(prices_app, name="prices")
 
@@ -87,149 +87,6 @@ def _verbosity(ctx: typer.Context, verbose: int) -> int:
     if verbose:
         configure_logging(_log_level(get_settings(), root + verbose))
     return root + verbose
-
-
-def load_plan(path: Path) -> SearchPlan:
-    """Read a SearchPlan JSON file ("-" for stdin); every failure is a one-line PlanError."""
-    try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError(f"plan file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(f"cannot read plan file {path}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PlanError(
-            f"plan file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except (RecursionError, ValueError) as exc:  # nesting or a number the decoder refuses
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise PlanError(f"plan file {path} is not valid JSON ({reason})") from None
-    try:
-        return SearchPlan.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'plan'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise PlanError(f"plan file {path} is not a valid SearchPlan: {problems}") from None
-
-
-@app.command()
-def fetch(
-    plan: Annotated[
-        Path, typer.Option("--plan", "-p", help="SearchPlan JSON file ('-' for stdin).")
-    ],
-    source: Annotated[
-        str | None,
-        typer.Option(
-            "--source", "-s", help="auto | reddit-api | arctic-shift | archive (default: auto)."
-        ),
-    ] = None,
-    archive: Annotated[
-        Path | None, typer.Option("--archive", help="Archive file for --source archive.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the FetchResult as JSON.")] = False,
-    query: Annotated[
-        str | None, typer.Option("--query", "-q", help="The question this plan serves.")
-    ] = None,
-    store: Annotated[
-        bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
-    ] = True,
-    since: Annotated[
-        str | None,
-        typer.Option("--since", help="Only posts since then: 12h, 30d, 2w or a date (2026-01-01)."),
-    ] = None,
-) -> None:
-    """Run a SearchPlan against a Reddit source and print the approved posts and comments."""
-    settings = get_settings()
-    with _exit_codes():
-        bound = _since(since)
-        search_plan = load_plan(plan)
-        if bound is not None:
-            search_plan = search_plan.model_copy(update={"since": bound})
-        source_name = _source_name(source)
-        result, report = _run_fetch(settings, search_plan, source_name, archive, query, store)
-    if as_json:
-        typer.echo(result.model_dump_json(indent=2))
-    else:
-        _print_result(result)
-    _print_report(report)
-    _source_warnings(result.source_status)
-    if report.errors:
-        raise typer.Exit(1)
-
-
-def _source_warnings(statuses: list[SourceStatus]) -> None:
-    """One stderr line per source that failed (``source_status``): a fallback is never silent."""
-    for status in statuses:
-        if status.failed:
-            typer.echo(f"warning: {status.line()}", err=True)
-
-
-def _since(value: str | None) -> datetime | None:
-    """``--since`` resolved against the wall clock; a bad value is a usage error (exit 2)."""
-    from crowdsift.core.since import parse_since
-    from crowdsift.core.text import utc_now
-
-    return None if value is None else parse_since(value, utc_now())
-
-
-def _source_name(value: str | None) -> SourceName | None:
-    if value is None:
-        return None
-    if value not in ("reddit-api", "arctic-shift", "archive", "auto"):
-        raise PlanError(
-            f"unknown --source {value!r}: use auto, reddit-api, arctic-shift or archive"
-        )
-    return value  # type: ignore[return-value]
-
-
-def _run_fetch(
-    settings: Settings,
-    plan: SearchPlan,
-    source_name: SourceName | None,
-    archive: Path | None,
-    query: str | None,
-    persist: bool,
-) -> tuple[FetchResult, FetchReport]:
-    from crowdsift.service.facade import fetch as run_fetch
-
-    return run_fetch(
-        settings, plan, query=query, persist=persist, source=source_name, archive=archive,
-        notice=lambda text: typer.echo(f"note: {text}", err=True),
-    )  # fmt: skip
-
-
-def _print_result(result: FetchResult) -> None:
-    """Two lines per post, so URLs stay whole (and clickable) at any terminal width."""
-    window = f" since {format_since(result.since)}" if result.since else ""
-    typer.echo(f"{len(result.posts)} posts{window} for: {result.query}")
-    for number, post in enumerate(result.posts, start=1):
-        typer.echo(
-            f"{number:>3}. [{post.relevance_score:.2f}] r/{post.subreddit} · "
-            f"{post.post_karma} points · {len(post.comments)} comments · {post.title}"
-        )
-        typer.echo(f"     {post.url}")
-
-
-def _print_report(report: FetchReport) -> None:
-    posts = ", ".join(f"{k.value}={v}" for k, v in sorted(report.post_rejections.items())) or "-"
-    comments = (
-        ", ".join(f"{k.value}={v}" for k, v in sorted(report.comment_rejections.items())) or "-"
-    )
-    lines = [
-        f"source {report.source}: {report.requests} requests, {report.retries} retries, "
-        f"{report.cache_hits} from the response cache",
-        f"posts: {report.posts_accepted} accepted of {report.posts_seen}; rejected: {posts}",
-        f"comments: {report.comments_accepted} accepted of {report.comments_seen}; "
-        f"rejected: {comments}",
-    ]
-    lines += [f"skipped r/{sub}: {why}" for sub, why in report.skipped_subreddits.items()]
-    lines += [f"failed: {error}" for error in report.errors]
-    for line in lines:
-        typer.echo(line, err=True)
 
 
 @app.command()
@@ -499,6 +356,11 @@ def _schema_models() -> dict[str, type[BaseModel]]:
         "ResearchRequest": ResearchRequest,
         "Job": Job,
     }
+
+
+register_fetch_command(app)
+register_feed_commands(app)
+register_doctor_command(app)
 
 
 def main() -> None:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Literal
 
 import typer
 
+from crowdsift.core.config import SourceName
 from crowdsift.core.errors import CrowdsiftError, PlanError, UsageError
+from crowdsift.core.models import SourceStatus
 
 
 def error(message: str) -> None:
@@ -57,4 +60,29 @@ def engine_choice(value: str | None) -> Literal["local", "openai"] | None:
         return None
     if value not in ("local", "openai"):
         raise PlanError(f"unknown --engine {value!r}: use local or openai")
+    return value  # type: ignore[return-value]
+
+
+def source_warnings(statuses: list[SourceStatus]) -> None:
+    """One stderr line per source that failed (``source_status``): a fallback is never silent."""
+    for status in statuses:
+        if status.failed:
+            typer.echo(f"warning: {status.line()}", err=True)
+
+
+def since_option(value: str | None) -> datetime | None:
+    """``--since`` resolved against the wall clock; a bad value is a usage error (exit 2)."""
+    from crowdsift.core.since import parse_since
+    from crowdsift.core.text import utc_now
+
+    return None if value is None else parse_since(value, utc_now())
+
+
+def source_name(value: str | None) -> SourceName | None:
+    if value is None:
+        return None
+    if value not in ("reddit-api", "arctic-shift", "archive", "auto"):
+        raise PlanError(
+            f"unknown --source {value!r}: use auto, reddit-api, arctic-shift or archive"
+        )
     return value  # type: ignore[return-value]
