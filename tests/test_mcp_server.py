@@ -151,12 +151,15 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
     )
     stages = [message.split(":")[0] for message in progress_messages]
     assert stages[0] == "source" and len(set(stages)) >= 3, progress_messages
+    # which source answered travels with the answer (the server names the archive)
+    assert [(s.source, s.status) for s in result.source_status] == [("archive", "ok")]
 
     assert not out["fetch"].is_error, out["fetch"].content
     fetched = FetchResult.model_validate(out["fetch"].structured_content)
     assert fetched.search_terms == ["plaud"] and fetched.posts
     assert {post.subreddit for post in fetched.posts} == {"gadgets"}
     assert any("plaud" in post.title.lower() for post in fetched.posts)
+    assert [(s.source, s.status) for s in fetched.source_status] == [("archive", "ok")]
 
 
 # --- the real command over streamable HTTP -------------------------------------------------

@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, Dialog, Page, Route, expect, sync_playw
 from pydantic import SecretStr
 
 from crowdsift.core.config import Settings
+from crowdsift.core.models import SourceStatus
 from crowdsift.pipeline.result import Progress, ResearchResult
 from crowdsift.service.api.app import create_app
 from crowdsift.service.api.deps import ServiceState
@@ -968,3 +969,29 @@ def test_each_answer_has_its_sections_and_one_numbered_source_list_of_its_own(
         screenshot(page, "web-page-answers.png")
         tab.assert_clean()
         assert tab.outside == []
+
+
+def test_each_source_that_failed_is_one_line_above_the_answer_and_stays_text(
+    sources_server: tuple[str, Scripted], browser: Browser
+) -> None:
+    """``source_status`` on the page: a fallback is never silent, an ``ok`` source is not a
+    warning, and a detail from a server is shown as text, never run."""
+    url, scripted = sources_server
+    statuses = [
+        SourceStatus(source="reddit-api", status="not_configured", detail="no keys", requests=0),
+        SourceStatus(source="arctic-shift", status="unreachable", detail=f"{SCRIPT} refused",
+                     requests=1),
+        SourceStatus(source="archive", status="ok", detail="the sample archive", requests=4),
+    ]  # fmt: skip
+    scripted.results[:] = [
+        videos_and_products_result().model_copy(update={"source_status": statuses})
+    ]
+    with open_tab(browser, url) as tab:
+        page = tab.page
+        page.get_by_label("Your question").fill("Which voice recorder do people keep?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+        lines = page.locator("ul.source-status li")
+        expect(lines).to_have_count(1)  # only the source that failed
+        expect(lines.first).to_have_text(f"arctic-shift unreachable: {SCRIPT} refused")
+        tab.assert_clean()
