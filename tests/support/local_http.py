@@ -88,6 +88,9 @@ class _ThreadingServer(ThreadingHTTPServer):
     def __init__(self, responder: Responder) -> None:
         self.responder = responder
         self._connections: dict[socket.socket, threading.Thread] = {}
+        self._handlers: set[threading.Thread] = set()
+        """Every handler thread that ever served here: one that untracked its connection may
+        still be closing it, and ``close_connections`` must wait for it too."""
         self._conn_lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), _Handler)
 
@@ -95,16 +98,18 @@ class _ThreadingServer(ThreadingHTTPServer):
         with self._conn_lock:
             if alive:
                 self._connections[conn] = threading.current_thread()
+                self._handlers.add(threading.current_thread())
             else:
                 self._connections.pop(conn, None)
 
     def close_connections(self) -> None:
         with self._conn_lock:
-            live = list(self._connections.items())
-        for conn, _thread in live:
+            live = list(self._connections)
+            handlers = list(self._handlers)
+        for conn in live:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-        for _conn, thread in live:
+        for thread in handlers:
             thread.join(timeout=5)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
