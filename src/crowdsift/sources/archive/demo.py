@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import threading
 import uuid
 from collections.abc import Sequence
@@ -33,6 +34,10 @@ DEMO_AUTHORS = AuthorPolicy(salt=b"crowdsift demo archive: made-up people, a pub
 """The demo's authors are invented, so their pseudonyms need no secret: a fixed salt keeps the
 demo archive identical on every machine and independent of the user's salt."""
 _build_lock = threading.Lock()
+_built: dict[str, Path] = {}
+"""Demo archives this process built, by content hash: the build is deterministic (a fixed
+author policy, the same files), so another data directory gets a copy of the file instead of a
+second import (a service with several homes, a test suite with one home per test)."""
 
 
 def packaged_demo_files() -> list[Path]:
@@ -73,9 +78,27 @@ def ensure_demo_archive(data_dir: Path, *, dump_files: Sequence[Path] | None = N
     if stored_hash(target) == digest:
         return target
     with _build_lock:
-        if stored_hash(target) != digest:
+        if stored_hash(target) != digest and not _copy_built(digest, target):
             _build(files, target, digest)
+            _built[digest] = target
     return target
+
+
+def _copy_built(digest: str, target: Path) -> bool:
+    """Copy a demo archive this process already built for ``digest``, if it is still intact;
+    written beside the target and renamed over it, so a reader never sees half a file."""
+    source = _built.get(digest)
+    if source is None or source == target or stored_hash(source) != digest:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    try:
+        shutil.copyfile(source, tmp)
+        tmp.replace(target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+    return stored_hash(target) == digest
 
 
 def _build(files: list[Path], target: Path, digest: str) -> None:
