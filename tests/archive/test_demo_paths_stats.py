@@ -65,6 +65,7 @@ def test_a_crash_while_building_leaves_no_half_archive(
         raise RuntimeError("power cut")
 
     monkeypatch.setattr(demo, "import_files", crash)
+    monkeypatch.setattr(demo, "_built", {})  # no earlier build in this process to copy
     with pytest.raises(RuntimeError):
         ensure_demo_archive(tmp_path, dump_files=demo_files)
     assert not (tmp_path / DEMO_FILENAME).exists()
