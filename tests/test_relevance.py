@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from crowdsift.pipeline.fetch.relevance import RelevanceConfig, evaluate_post_relevance
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crowdsift.core.text import tokenize
+from crowdsift.pipeline.fetch.relevance import (
+    RelevanceConfig,
+    _compile_term,
+    evaluate_post_relevance,
+)
 
 TERMS = ["plaud.ai", "voice recorder"]
 
@@ -69,3 +77,58 @@ def test_score_does_not_depend_on_post_id_and_blank_terms_are_ignored() -> None:
     a = evaluate_post_relevance("a", "voice recorder", "", search_terms=[" ", "voice recorder"])
     b = evaluate_post_relevance("b", "voice recorder", "", search_terms=["voice recorder"])
     assert a == b
+
+
+# --- the fast path equals the definition ----------------------------------------------------
+# evaluate_post_relevance finds a plan's words with one pattern and searches a phrase only where
+# all its words are. The reference below is the module docstring taken literally: every word of
+# the text, every phrase searched, every share counted. Any text and terms must score the same.
+
+_WORDS = ["plaud", "plauds", "ai", "ais", "voice", "recorder", "recorderes", "glass", "ß", "ü"]
+_PIECES = st.sampled_from([*_WORDS, " ", ".", "-", "_", "x", "\n", "İ", "2", "applaud"])
+_TEXT = st.lists(_PIECES, max_size=30).map("".join)
+_TERM = st.lists(st.sampled_from([*_WORDS, ".", " "]), min_size=1, max_size=4).map(" ".join)
+
+
+def _reference(title: str, body: str, terms: list[str], config: RelevanceConfig) -> tuple:
+    title, body = title.lower(), body.lower()
+    words = {"title": set(tokenize(title)), "body": set(tokenize(body))}
+    scores, positives = [], []
+    for text in terms:
+        term = _compile_term(text)
+        if term is None:
+            continue
+        present = {
+            side: [bool(words[side] & forms) for forms in term.words] for side in ("title", "body")
+        }
+        if term.phrase.search(title):
+            score = config.title_phrase
+        elif term.phrase.search(body):
+            score = config.body_phrase
+        else:
+            shares = {side: sum(hits) / len(hits) for side, hits in present.items()}
+            score = config.partial_factor * max(
+                shares["title"] * config.title_phrase, shares["body"] * config.body_phrase
+            )
+        scores.append(score)
+        everywhere = all(t or b for t, b in zip(present["title"], present["body"], strict=True))
+        if score >= config.body_phrase or everywhere:
+            positives.append(text)
+    negatives = [
+        k
+        for k in config.negative_keywords
+        if (term := _compile_term(k)) and (term.phrase.search(title) or term.phrase.search(body))
+    ]
+    raw = max(scores, default=0.0) + config.extra_term_bonus * max(len(positives) - 1, 0)
+    relevance = round(min(max(raw - config.negative_penalty * len(negatives), 0.0), 1.0), 4)
+    return relevance, positives, negatives, relevance >= config.threshold
+
+
+@settings(max_examples=400, deadline=None)
+@given(title=_TEXT, body=_TEXT, terms=st.lists(_TERM, max_size=4), negative=_TERM)
+def test_the_fast_scorer_equals_the_literal_definition(
+    title: str, body: str, terms: list[str], negative: str
+) -> None:
+    config = RelevanceConfig(negative_keywords=(negative,))
+    result = evaluate_post_relevance("p", title, body, search_terms=terms, config=config)
+    assert tuple(result) == _reference(title, body, terms, config)

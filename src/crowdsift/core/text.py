@@ -109,7 +109,9 @@ def strip_markdown(text: str) -> str:
     if "\\" in text:
         text = _ESCAPE.sub(r"\1", text)
     if "`" in text:
-        text = _FENCE.sub(" ", text).replace("`", "")
+        if "```" in text or "~~~" in text:
+            text = _FENCE.sub(" ", text)
+        text = text.replace("`", "")
     if "[" in text:
         text = _REF_DEFINITION.sub("", text) if "]:" in text else text
         for _ in range(3):  # nested links like [[a](b)](c)
@@ -231,21 +233,20 @@ def clean_text(text: str | None) -> str:
     return current
 
 
-_TRIGGERS = ("&", "[", "*", "_", "~~", "`", "^", "\\", "<", ">!")
+# Every step of _clean_once is gated on one of these: an entity's start (an ampersand followed
+# by a name or "#": the "&" of "good & cheap", left by decoding "&amp;", starts none), links,
+# emphasis, code, escapes, autolinks, spoilers. One scan finds any of them.
+_TRIGGER = re.compile(r"[\[*_`^\\<]|~~|>!|&[A-Za-z#]")
 
 
 def _is_inert(text: str) -> bool:
     """True when no step of ``_clean_once`` can change ``text``, so a re-run is skipped.
 
-    Every step is gated on one of these triggers (entities, links, emphasis, code, escapes,
-    autolinks, spoilers; emoji and invisible characters are non-ASCII; block marks need a line
-    start, and cleaned text is one line), so without them the text is already a fixed point.
+    Emoji and invisible characters are non-ASCII, block marks need a line start (and cleaned
+    text is one line), and every other step needs a ``_TRIGGER``: without them the text is
+    already a fixed point.
     """
-    return (
-        text.isascii()
-        and not any(trigger in text for trigger in _TRIGGERS)
-        and not _could_start_block(text)
-    )
+    return text.isascii() and not _TRIGGER.search(text) and not _could_start_block(text)
 
 
 _WORD = re.compile(r"[^\W_]+")

@@ -20,6 +20,7 @@ _PATH = re.compile(
     r"(?:/(?P<comment>[A-Za-z0-9]+))?/?$"
 )
 _SLUG_CHARS = re.compile(r"[^a-z0-9]+")
+_FULLNAME = re.compile(r"t\d_")
 
 
 def slugify_title(title: str, *, max_length: int = 50) -> str:
@@ -33,7 +34,7 @@ def slugify_title(title: str, *, max_length: int = 50) -> str:
 
 def strip_fullname(value: str) -> str:
     """'t3_abc' → 'abc'; ids without a kind prefix come back unchanged."""
-    return value.split("_", 1)[1] if re.match(r"^t\d_", value) else value
+    return value.split("_", 1)[1] if _FULLNAME.match(value) else value
 
 
 def post_permalink(raw: RawThing) -> str:
@@ -43,7 +44,9 @@ def post_permalink(raw: RawThing) -> str:
     title = str(raw.get("title") or "")
     permalink = raw.get("permalink")
     if isinstance(permalink, str) and permalink:
-        match = _PATH.match(urlsplit(permalink).path or permalink)
+        # A bare path (what Reddit and the dumps store) needs no URL parsing.
+        bare = permalink[:1] == "/" and "?" not in permalink and "#" not in permalink
+        match = _PATH.match(permalink if bare else urlsplit(permalink).path or permalink)
         if match and (not post_id or match["id"].lower() == post_id.lower()):
             slug = match["slug"] or slugify_title(title)
             return f"{REDDIT_ORIGIN}/r/{match['sub']}/comments/{match['id']}/{slug}/"
