@@ -53,8 +53,14 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# Two pytest workers by default: the suite is half subprocesses, servers and I/O waits, and on
+# 2 cores two workers finish it in about 0.75x the time of one. Every test owns its data
+# directory, PostgreSQL schema, Redis namespace, queue and ports, so the workers never meet.
+# TEST_WORKERS=0 runs everything in this process (what a debugger wants).
+TEST_WORKERS ?= 2
+
 pytest: install browser
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS))
 
 test: lint typecheck pytest
 
