@@ -166,8 +166,8 @@ def evaluate_post_relevance(
     negatives = [
         keyword
         for keyword in config.negative_keywords
-        if (term := _compile_term(keyword))
-        and (term.phrase.search(title) or term.phrase.search(body))
+        if (negative := _compile_term(keyword))
+        and (negative.phrase.search(title) or negative.phrase.search(body))
     ]
     best = max(scores, default=0.0)
     bonus = config.extra_term_bonus * max(len(positives) - 1, 0)
