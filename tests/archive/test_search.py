@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from crowdsift.core.errors import ArchiveError, SubredditUnavailableError
 from crowdsift.core.source import RedditSource
+from crowdsift.sources.archive import db, search
 from crowdsift.sources.archive.importer import import_files
-from crowdsift.sources.archive.search import build_match, lower_bound
+from crowdsift.sources.archive.search import build_match, lower_bound, search_posts
 from crowdsift.sources.archive.source import ArchiveSource
 from crowdsift.sources.reddit.pagination import paginate_search
 
@@ -296,3 +297,56 @@ def test_concurrent_threads_get_consistent_results(source: ArchiveSource) -> Non
     assert not errors
     assert len(results) == 120 and all(r == expected for r in results)
     assert source.stats.requests == 1 + 240
+
+
+# --- a search's cost follows its matches, not the archive -----------------------------------
+
+
+def _search_steps(path: Path, kit: Any, sort: Any, term: str) -> int:
+    """SQLite VM steps (in thousands) one search takes: a measure of work, not of time."""
+    conn = db.open_readonly(path)
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    conn.set_progress_handler(count, 1000)
+    try:
+        search_posts(
+            conn, "headphones", term, sort=sort, time_filter="all", limit=25, after=None,
+            now=kit.NOW,
+        )  # fmt: skip
+    finally:
+        conn.close()
+    return steps[0]
+
+
+@pytest.mark.parametrize("sort", ["relevance", "new", "top", "comments", "hot"])
+def test_a_rare_term_costs_the_same_in_a_small_and_a_large_subreddit(
+    dump: Dump, tmp_path: Path, kit: Any, sort: Any
+) -> None:
+    """The matches drive the query: a subreddit 40x larger must not make a search for a word
+    two posts contain walk its whole index (it did, through the (subreddit, score) index)."""
+    sizes = {}
+    for size in (50, 2000):
+        posts = [kit.post(f"f{i:05d}", title=f"common words {i}") for i in range(size)]
+        posts += [kit.post("r1", title="rare tapcon"), kit.post("r2", title="tapcon again")]
+        path = tmp_path / f"a{size}.sqlite"
+        import_files([dump(f"RS_{size}.zst", posts)], path)
+        sizes[size] = _search_steps(path, kit, sort, "tapcon")
+    assert sizes[2000] <= sizes[50] + 2, sizes
+
+
+def test_relevance_ranks_only_the_newest_post_window_matches(
+    dump: Dump, archive_path: Path, kit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A common word's ranking is bounded: the best of the last POST_WINDOW matches imported."""
+    posts = [kit.post(f"w{i}", title="sony " * (5 - i) + "review") for i in range(5)]
+    import_files([dump("RS_window.zst", posts)], archive_path)
+    with ArchiveSource(archive_path, clock=kit.clock) as src:
+        everything = ids(src.search_subreddit("headphones", "sony", limit=100))
+        monkeypatch.setattr(search, "POST_WINDOW", 2)
+        windowed = ids(src.search_subreddit("headphones", "sony", limit=100))
+    assert everything[0] == "w0"  # the most "sony" title ranks first when all are ranked
+    assert windowed == ["w3", "w4"]  # only the last two imported were ranked
