@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -147,3 +148,42 @@ def test_comments_are_persisted_and_nested_from_the_same_records(tmp_path: Path)
         assert store.count() == 2  # re-fetching is idempotent
     finally:
         store.close()
+
+
+def test_a_refetch_goes_on_from_each_search_and_finds_what_a_fresh_larger_search_finds() -> None:
+    """The gate's refetch (scale 2) continues every search from its cursor and leaves the
+    searches whose listing ended alone: the same candidates as a fresh larger search, fewer
+    requests, and nothing read twice."""
+    options = SearchOptions(page_size=2, max_posts_per_query=2)
+    source = corpus()
+    fetcher = RedditFetcher(source, options=options, clock=lambda: NOW)
+    fetcher.search(PLAN, scale=1)
+    first = list(source.calls)
+    again = fetcher.search(PLAN, scale=2)
+    refetch = source.calls[len(first) :]
+
+    fresh_source = corpus()
+    fresh = RedditFetcher(fresh_source, options=options, clock=lambda: NOW).search(PLAN, scale=2)
+    assert [c.post.id for c in again.candidates] == [c.post.id for c in fresh.candidates]
+    assert again.report.posts_seen == fresh.report.posts_seen
+    # gadgets/plaud (8 posts) and productivity/plaud (5) go on past their first page;
+    # gadgets/voice recorder (2 posts, listing ended) and the empty searches are not asked again
+    assert sorted(refetch) == [
+        ("search", "gadgets", "plaud", "t3_p2"),
+        ("search", "productivity", "plaud", "t3_q1"),
+    ]
+    assert len(refetch) < len(fresh_source.calls)
+
+
+def test_another_plan_or_a_fetch_reads_afresh() -> None:
+    options = SearchOptions(page_size=2, max_posts_per_query=2)
+    source = corpus()
+    fetcher = RedditFetcher(source, options=options, clock=lambda: NOW)
+    fetcher.search(PLAN, scale=1)
+    other = PLAN.model_copy(update={"plan_id": uuid.uuid4()})
+    before = len(source.calls)
+    fetcher.search(other, scale=2)
+    assert ("search", "gadgets", "plaud", "") in source.calls[before:]
+    before = len(source.calls)
+    fetcher.fetch(other)
+    assert ("search", "gadgets", "plaud", "") in source.calls[before:]

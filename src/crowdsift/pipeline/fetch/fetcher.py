@@ -44,7 +44,7 @@ from crowdsift.pipeline.fetch.queries import (
     screen_replies,
     search_calls,
 )
-from crowdsift.sources.reddit.pagination import paginate_search
+from crowdsift.sources.reddit.pagination import Walk, paginate_search
 
 log = get_logger(__name__)
 
@@ -93,6 +93,24 @@ class SearchOutcome:
     """Searches that failed and found nothing (all of them failing is a failed source)."""
 
 
+def _walk_key(call: SearchCall) -> tuple[object, ...]:
+    """A search without its size: the refetch asks the same one with a larger cap."""
+    return (call.subreddit, call.term, call.sort, call.time_filter, call.strategy, call.since)
+
+
+@dataclass
+class _Walked:
+    """The posts one search read and where its walk stopped."""
+
+    posts: list[RawThing]
+    walk: Walk
+
+    def resumes(self, cap: int) -> bool:
+        """Whether a walk to ``cap`` can start from this one: it ended, or stopped cleanly at
+        a page boundary (``Walk.after``) short of ``cap``."""
+        return self.walk.complete or len(self.posts) >= cap or self.walk.after is not None
+
+
 @dataclass
 class _Thread:
     screened: Post
@@ -126,6 +144,8 @@ class RedditFetcher:
         self._store = store
         self._clock = clock
         self._title_similarity = title_similarity
+        self._walked: dict[tuple[object, ...], _Walked] = {}
+        self._walked_plan: object = None
 
     @property
     def source(self) -> RedditSource:
@@ -152,6 +172,7 @@ class RedditFetcher:
         """Execute ``plan`` and nest each accepted post's comments; ``query`` (the user's
         question) defaults to the OR of its terms."""
         fetched_at = self._clock()
+        self._walked.clear()  # a fetch reads afresh, whatever this fetcher searched before
         found = self.search(plan)
         report = found.report
         with ThreadPoolExecutor(max_workers=self._options.concurrency) as pool:
@@ -183,9 +204,14 @@ class RedditFetcher:
         """Run the plan's searches and screen them: veto → clean → score → filter → dedupe.
 
         ``scale`` multiplies every query's page (the relevance gate's refetch). Auth and config
-        errors stop the search at once; a failed query is reported and the rest go on.
+        errors stop the search at once; a failed query is reported and the rest go on. Within
+        one plan (its refetch, its widened form) a search already walked is continued, not
+        repeated (``_run_search``); another plan starts afresh.
         """
         options = self._options
+        if plan.plan_id != self._walked_plan:
+            self._walked.clear()
+            self._walked_plan = plan.plan_id
         log.info(
             "fetch_started", source=self._source.name, plan_id=str(plan.plan_id),
             subreddits=plan.subreddits, terms=plan.search_terms, queries=len(plan.queries),
@@ -219,12 +245,25 @@ class RedditFetcher:
 
     # -- step 1: searches (I/O, concurrent) -------------------------------------------------
     def _run_search(self, call: SearchCall) -> SearchReply:
+        """One call's pages. A call this fetcher already walked (the gate's refetch asks for
+        the same searches with larger pages) keeps what it read and goes on from its cursor;
+        a listing that had ended is not asked again. Same posts, half the reads."""
         reply = SearchReply(call)
+        key = _walk_key(call)
+        earlier = self._walked.pop(key, None)
+        after = None
+        if earlier is not None and earlier.resumes(call.cap):
+            reply.posts = list(earlier.posts[: call.cap])
+            if earlier.walk.complete or len(reply.posts) >= call.cap:
+                self._walked[key] = earlier
+                return reply
+            after = earlier.walk.after
+        walk = Walk()
         try:
             for raw in paginate_search(
                 self._source, call.subreddit, call.term, sort=call.sort,
                 time_filter=call.time_filter, page_size=min(self._options.page_size, call.cap),
-                cap=call.cap, since=call.since,
+                cap=call.cap - len(reply.posts), since=call.since, after=after, walk=walk,
             ):  # fmt: skip
                 reply.posts.append(raw)
         except SubredditUnavailableError as exc:
@@ -236,6 +275,8 @@ class RedditFetcher:
             raise
         except SourceError as exc:  # keep what was fetched before the failure
             reply.error = f"search r/{call.subreddit} {call.term!r}: {exc}"
+            return reply
+        self._walked[key] = _Walked(reply.posts, walk)
         return reply
 
     def _run_members(self, call: SearchCall) -> SearchReply:
