@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from crowdsift.core.errors import ConfigError
 from crowdsift.core.log import get_logger
+from crowdsift.engines.vector_cache import DiskVectorCache, vector_key
 
 log = get_logger(__name__)
 
@@ -54,6 +55,7 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()
         self.name = model or DEFAULT_NAME
+        self.identity = f"sentence-transformers:{self.name}"
 
     def _load(self) -> Any:
         with self._lock:
@@ -137,6 +139,12 @@ class MiniLMEmbedder:
             else "onnxruntime"
         )
 
+    @property
+    def identity(self) -> str:
+        """Which model's vectors these are (loads the model): the exported graph's content hash
+        on ONNX, the model's name on sentence-transformers. Keys ``DiskVectorCache`` entries."""
+        return str(getattr(self._loaded(), "identity", self.name))
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
@@ -198,27 +206,26 @@ def _model_dir(reference: str | None) -> Path | None:
 
 
 class CachedEmbedder:
-    """Embeds each distinct text once (LRU, ``max_items``), so repeated evidence is free."""
+    """Embeds each distinct text once (LRU, ``max_items``), so repeated evidence is free; with
+    ``disk``, also once across processes (``DiskVectorCache``), for an inner embedder that
+    names its model (``identity``)."""
 
-    def __init__(self, inner: Embedder, *, max_items: int = 50_000) -> None:
+    def __init__(
+        self, inner: Embedder, *, max_items: int = 50_000, disk: DiskVectorCache | None = None
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self._cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._max = max_items
         self._lock = threading.Lock()
+        self._disk = disk
         self.misses = 0
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
-            vectors = self.inner.embed(missing)
-            with self._lock:
-                self.misses += len(missing)
-                for text, vector in zip(missing, vectors, strict=True):
-                    self._cache[text] = vector
-                while len(self._cache) > self._max:
-                    self._cache.popitem(last=False)
+            self._fill(missing)
         with self._lock:
             rows = []
             for text in texts:
@@ -231,6 +238,26 @@ class CachedEmbedder:
         if not rows:
             return np.zeros((0, 384), dtype=np.float32)
         return np.vstack(rows).astype(np.float32)
+
+    def _fill(self, missing: list[str]) -> None:
+        """Vectors for ``missing``: from disk where stored, else embedded (and stored)."""
+        identity = getattr(self.inner, "identity", None) if self._disk is not None else None
+        stored: dict[str, npt.NDArray[np.float32]] = {}
+        keys: dict[str, bytes] = {}
+        if self._disk is not None and isinstance(identity, str):
+            keys = {text: vector_key(identity, text) for text in missing}
+            found = self._disk.get_many(list(keys.values()))
+            stored = {text: found[key] for text, key in keys.items() if key in found}
+        todo = [text for text in missing if text not in stored]
+        vectors = self.inner.embed(todo) if todo else np.zeros((0, 384), dtype=np.float32)
+        if self._disk is not None and keys and todo:
+            self._disk.put_many({keys[t]: v for t, v in zip(todo, vectors, strict=True)})
+        with self._lock:
+            self.misses += len(todo)
+            for text, vector in [*stored.items(), *zip(todo, vectors, strict=True)]:
+                self._cache[text] = vector
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
 
 
 _TOKEN = re.compile(r"[^\W_]+")

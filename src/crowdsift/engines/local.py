@@ -22,6 +22,7 @@ from crowdsift.engines.base import (
     local_usage,
 )
 from crowdsift.engines.embedding import CachedEmbedder, Embedder, MiniLMEmbedder
+from crowdsift.engines.vector_cache import VECTOR_CACHE_FILE, DiskVectorCache
 
 log = get_logger(__name__)
 
@@ -31,13 +32,20 @@ class LocalEngine:
 
     name: EngineName = "local"
 
-    def __init__(self, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, *, vectors: DiskVectorCache | None = None
+    ) -> None:
         inner = embedder if embedder is not None else MiniLMEmbedder()
-        self.kit = LocalKit(embedder=CachedEmbedder(inner))
+        self._vectors = vectors
+        self.kit = LocalKit(embedder=CachedEmbedder(inner, disk=vectors))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LocalEngine:
-        return cls(MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime))
+        """MiniLM, with its vectors kept in ``<data dir>/vectors.sqlite`` between runs."""
+        return cls(
+            MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime),
+            vectors=DiskVectorCache(settings.data_dir / VECTOR_CACHE_FILE),
+        )
 
     @observe(engine_span_name, attributes=engine_attributes, result_attributes=reply_attributes)
     async def run(self, task: Task[OutT]) -> EngineReply[OutT]:
@@ -52,4 +60,6 @@ class LocalEngine:
         return EngineReply(output=output, usage=usage, engine="local", model=self.kit.embedder.name)
 
     async def aclose(self) -> None:
-        """Nothing to release: the model is in-process."""
+        """The vector cache's connection; the model is in-process (reopened if used again)."""
+        if self._vectors is not None:
+            self._vectors.close()

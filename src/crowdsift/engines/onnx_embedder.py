@@ -148,6 +148,7 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         self.name = name
+        self.identity = f"onnx:{graph.stem}"  # the model files' content hash (``content_key``)
         self.dimensions = dimensions
         self._batch_size = batch_size
         self._batch_tokens = batch_tokens
