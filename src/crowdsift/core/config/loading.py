@@ -8,6 +8,7 @@ field name), the value as given (redacted for secrets, cut when long) and what i
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, get_args
 
 import annotated_types
@@ -19,6 +20,12 @@ from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.config.settings import Settings
 from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import ConfigError
+from crowdsift.core.log import get_logger
+
+log = get_logger(__name__)
+LEGACY_FILES = ("author_salt", "crowdsift.sqlite", "archive.sqlite", "demo-archive.sqlite")
+"""What crowdsift wrote straight into the home directory while it read ``HOME`` as
+``CROWDSIFT_HOME`` (``core.config.env_source``)."""
 
 
 @lru_cache(maxsize=1)
@@ -31,9 +38,30 @@ def load_settings() -> Settings:
     """Settings from the environment; a bad value is a ConfigError with one line per variable
     (see ``settings_error_message``), never a pydantic traceback."""
     try:
-        return Settings()
+        settings = Settings()
     except ValidationError as exc:
         raise ConfigError(settings_error_message(exc)) from None
+    warn_about_legacy_home(settings, Path.home())
+    return settings
+
+
+def warn_about_legacy_home(settings: Settings, home: Path) -> list[str]:
+    """Earlier versions kept their data in the home directory itself; when that data is there
+    and the data directory is not, say how to keep using it (nothing is moved for the user).
+    Returns the files found."""
+    if settings.home is not None or settings.data_dir.exists():
+        return []
+    found = [name for name in LEGACY_FILES if (home / name).is_file()]
+    if "author_salt" not in found:
+        return []
+    log.warning(
+        "data_dir_moved",
+        found=[str(home / name) for name in found],
+        data_dir=str(settings.data_dir),
+        note=f"crowdsift now keeps its data in {settings.data_dir}; move these files there, "
+        f"or set CROWDSIFT_HOME={home} to keep using them where they are",
+    )
+    return found
 
 
 def settings_error_message(exc: ValidationError) -> str:

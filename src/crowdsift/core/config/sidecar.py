@@ -9,7 +9,9 @@ and the summary's length the synthesis' (``CROWDSIFT_SUMMARY_CHAR_BUDGET``); the
 from __future__ import annotations
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from crowdsift.core.config.env_source import documented_sources
 
 
 def _env(name: str, field: str) -> AliasChoices:
@@ -24,6 +26,20 @@ class SidecarConfig(BaseSettings):
     model_config = SettingsConfigDict(
         env_file=None, extra="forbid", populate_by_name=True, case_sensitive=False
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Documented (upper-case) variable names only: ``HOME`` is not ``CROWDSIFT_HOME``."""
+        return documented_sources(
+            settings_cls, init_settings, dotenv_settings, file_secret_settings
+        )
 
     timeout_s: float = Field(
         120.0, gt=0, le=3600, validation_alias=_env("TIMEOUT", "timeout_s"),
