@@ -350,3 +350,31 @@ def test_relevance_ranks_only_the_newest_post_window_matches(
         windowed = ids(src.search_subreddit("headphones", "sony", limit=100))
     assert everything[0] == "w0"  # the most "sony" title ranks first when all are ranked
     assert windowed == ["w3", "w4"]  # only the last two imported were ranked
+
+
+def test_a_next_page_starts_where_the_last_ended_without_searching_for_its_cursor(
+    source: ArchiveSource, small_archive: Path, kit: Any
+) -> None:
+    """Pages walked with remembered positions are the pages walked without, and a continuation
+    page runs one search instead of two (the cursor's position is known)."""
+    conn = db.open_readonly(small_archive)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    positions = search.Positions()
+    try:
+        for sort in ("relevance", "new", "top"):
+            walked, after = [], None
+            for _ in range(10):
+                page = search_posts(
+                    conn, "headphones", "sony", sort=sort, time_filter="all", limit=2,
+                    after=after, now=kit.NOW, positions=positions,
+                )  # fmt: skip
+                walked += ids(page)
+                after = page.after
+                if after is None:
+                    break
+            full = ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100))
+            assert walked == full and len(full) == 5
+    finally:
+        conn.close()
+    assert not [s for s in statements if "WHERE id = " in s]  # no cursor lookups at all

@@ -21,7 +21,8 @@
   month = 30 days, year = 365 days, all = no bound); ``since`` (``--since``) raises that bound
   to its first whole second.
 - **Cursor**: ``after`` is ``t3_<id>`` of the last post of the page, like Reddit's. The next
-  page is a keyset query strictly past that post's (sort key, rowid), so pages never repeat
+  page is a keyset query strictly past that post's (sort key, rowid) — remembered from the page
+  that ended there (``Positions``), else looked up — so pages never repeat
   a post even if other posts are imported meanwhile; it is None on the last page.
 """
 
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -182,8 +185,14 @@ def search_posts(
     now: datetime,
     archive: str = "the archive",
     since: datetime | None = None,
+    positions: Positions | None = None,
 ) -> SearchPage:
-    """One page of posts in ``subreddit`` matching ``term``; raw t3 dicts, normalised."""
+    """One page of posts in ``subreddit`` matching ``term``; raw t3 dicts, normalised.
+
+    ``positions`` remembers where each page ended (its last post's sort key and rowid), so the
+    next page starts there instead of running the whole search once more to find its cursor
+    (a continuation page cost two searches); a cursor it does not know is looked up as before.
+    """
     sub = normalise_subreddit_name(subreddit)
     if conn.execute("SELECT 1 FROM posts WHERE subreddit = ? LIMIT 1", (sub,)).fetchone() is None:
         raise SubredditUnavailableError(
@@ -236,24 +245,51 @@ def search_posts(
         "WHERE p.subreddit = :sub AND p.created_utc >= :since"
     )
     keyset = ""
+    search_key = (sub, term, sort, params["since"])
     if after is not None:
-        position = conn.execute(
-            f"SELECT sort_key, rid FROM ({base}) WHERE id = :after_id",  # noqa: S608
-            {**params, "after_id": _cursor_id(after)},
-        ).fetchone()
+        position = positions.get((*search_key, _cursor_id(after))) if positions else None
+        if position is None:
+            position = conn.execute(
+                f"SELECT sort_key, rid FROM ({base}) WHERE id = :after_id",  # noqa: S608
+                {**params, "after_id": _cursor_id(after)},
+            ).fetchone()
         if position is None:
             log.warning("archive_cursor_not_in_results", subreddit=sub, term=term, after=after)
             return SearchPage(posts=[], after=None)
         params["key"], params["rid"] = position
         keyset = f"WHERE (sort_key, rid) {'>' if direction == 'ASC' else '<'} (:key, :rid) "
     rows = conn.execute(
-        f"SELECT id, rid FROM ({base}) {keyset}"  # noqa: S608
+        f"SELECT id, sort_key, rid FROM ({base}) {keyset}"  # noqa: S608
         f"ORDER BY sort_key {direction}, rid {direction} LIMIT :limit",
         params,
     ).fetchall()
     page = rows[:limit]
     next_after = f"t3_{page[-1][0]}" if len(rows) > limit else None
-    return SearchPage(posts=_posts_by_rowid(conn, [rid for _, rid in page]), after=next_after)
+    if next_after is not None and positions is not None:
+        last_id, last_key, last_rid = page[-1]
+        positions.put((*search_key, last_id), (last_key, last_rid))
+    return SearchPage(posts=_posts_by_rowid(conn, [rid for _, _, rid in page]), after=next_after)
+
+
+class Positions:
+    """Where recent pages ended, by search and cursor (bounded, thread-safe): the keyset a
+    next page starts from."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> tuple[object, int] | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key: tuple[object, ...], position: tuple[object, int]) -> None:
+        with self._lock:
+            self._items[key] = position
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
 
 
 def _posts_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> list[RawThing]:

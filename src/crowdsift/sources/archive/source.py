@@ -24,7 +24,12 @@ from crowdsift.core.log import get_logger
 from crowdsift.core.source import RawThing, SearchPage, SourceStats
 from crowdsift.core.text import utc_now
 from crowdsift.sources.archive import db
-from crowdsift.sources.archive.search import search_posts, thread_comments, top_level_comments
+from crowdsift.sources.archive.search import (
+    Positions,
+    search_posts,
+    thread_comments,
+    top_level_comments,
+)
 from crowdsift.sources.reddit.threads import comment_tree
 
 log = get_logger(__name__)
@@ -43,6 +48,7 @@ class ArchiveSource:
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
+        self._positions = Positions()
         self._connection()  # fail now, with the path and what to do, not mid-fetch
 
     def search_subreddit(
@@ -70,6 +76,7 @@ class ArchiveSource:
                 now=self._clock(),
                 archive=f"archive {self.path}",
                 since=since,
+                positions=self._positions,
             )
         except sqlite3.Error as exc:
             raise ArchiveError(f"searching archive {self.path} failed: {exc}") from exc
