@@ -3,6 +3,7 @@ damaged file costs a warning, never a run."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,3 +87,21 @@ def test_the_local_engine_keeps_its_vectors_in_the_data_directory(tmp_path: Path
     assert identity.startswith("onnx:")  # make install exported the model
     key = vector_key(identity, "How do I stop Tapcon screws from spinning?")
     assert list(stored.get_many([key])) == [key]
+
+
+def test_a_file_another_process_is_writing_is_skipped_for_now_not_for_good(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v.sqlite"
+    cache = DiskVectorCache(path, timeout=0.05)
+    key = vector_key("m", "a text")
+    cache.put_many({vector_key("m", "warm"): np.ones(4, dtype=np.float32)})  # file exists
+    writer = sqlite3.connect(path)
+    writer.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    with capture_logs() as logs:
+        cache.put_many({key: np.ones(4, dtype=np.float32)})
+    writer.rollback()
+    writer.close()
+    assert not [e for e in logs if e["event"] == "vector_cache_off"]
+    cache.put_many({key: np.ones(4, dtype=np.float32)})  # the lock is gone: it stores again
+    assert list(cache.get_many([key])) == [key]

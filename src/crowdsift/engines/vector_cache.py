@@ -46,9 +46,10 @@ class DiskVectorCache:
     """Vectors by key in ``path`` (SQLite, WAL), shared by the threads of one process and by
     processes using the same data directory."""
 
-    def __init__(self, path: Path, *, max_rows: int = MAX_ROWS) -> None:
+    def __init__(self, path: Path, *, max_rows: int = MAX_ROWS, timeout: float = 2.0) -> None:
         self.path = path
         self._max_rows = max_rows
+        self._timeout = timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._broken = False
@@ -105,18 +106,27 @@ class DiskVectorCache:
                 if self._conn is None:
                     self._conn = self._open()
                 action(self._conn)
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):  # another process is writing
+                    log.debug("vector_cache_busy", path=str(self.path))
+                    return
+                self._turn_off(exc)
             except (sqlite3.Error, OSError) as exc:
-                self._broken = True
-                log.warning(
-                    "vector_cache_off",
-                    path=str(self.path),
-                    error=f"{type(exc).__name__}: {exc}",
-                    note="embeddings are computed as usual; delete the file if it is damaged",
-                )
+                self._turn_off(exc)
+
+    def _turn_off(self, exc: BaseException) -> None:
+        """Stop using the file for this process, saying once why and what to do."""
+        self._broken = True
+        log.warning(
+            "vector_cache_off",
+            path=str(self.path),
+            error=f"{type(exc).__name__}: {exc}",
+            note="embeddings are computed as usual; delete the file if it is damaged",
+        )
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=2.0, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
