@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 from typer.testing import CliRunner
 
 from crowdsift.cli.main import app
@@ -357,3 +358,21 @@ def test_the_api_fetch_result_carries_source_status(tmp_path: Path) -> None:
     assert response.status_code == 200
     statuses = response.json()["source_status"]
     assert [s["status"] for s in statuses][1:] == ["unreachable", "not_configured", "ok"]
+
+
+def test_keys_without_a_user_agent_are_passed_over_with_a_warning_saying_why(
+    tmp_path: Path, arctic: ArcticShiftServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Set up but not usable as set up: the chain goes on, and the person who set the keys
+    hears on stderr what is missing (not only in ``--json``'s ``source_status``)."""
+    monkeypatch.delenv("REDDIT_USER_AGENT", raising=False)
+    settings = _settings(
+        tmp_path, arctic_shift_base_url=arctic.base_url, reddit_client_id="cid",
+        reddit_client_secret="chain-secret-42", reddit_user_agent=None, reddit_username=None,
+    )  # fmt: skip
+    with capture_logs() as logs:
+        result, _ = fetch(settings, PLAN, persist=False)
+    assert {p.id for p in result.posts} == {"as1", "as2"}
+    assert _by_status(result.source_status)[0] == ("reddit-api", "not_configured")
+    (warning,) = [e for e in logs if e["event"] == "source_not_usable"]
+    assert warning["log_level"] == "warning" and "REDDIT_USER_AGENT" in warning["detail"]

@@ -229,7 +229,12 @@ class SourceChain:
                 raise
             found = source_failure(exc)
             state.failure = found or SourceFailure("unreachable", str(exc))
-            log.info("source_failed", source=link.name, status=state.failure.state)
+            if state.failure.state == "not_configured":
+                # set up, but not usable as set up (keys without a user agent): the chain goes
+                # on, and the person who set the keys hears why they are not used
+                log.warning("source_not_usable", source=link.name, detail=state.failure.detail)
+            else:
+                log.info("source_failed", source=link.name, status=state.failure.state)
             return
         if link.probe is not None:
             probed = link.probe(state.source)
