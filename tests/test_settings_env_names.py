@@ -106,3 +106,19 @@ def test_data_left_in_home_by_earlier_versions_gets_one_warning_naming_both_ways
     assert f"CROWDSIFT_HOME={home}" in event["note"] and "move these files" in event["note"]
     (tmp_path / "xdg" / "crowdsift").mkdir(parents=True)  # once the new place exists: quiet
     assert warn_about_legacy_home(Settings(), home) == []
+
+
+def test_a_process_without_a_home_directory_still_loads_its_settings(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "CROWDSIFT_HOME")}
+    env["XDG_DATA_HOME"] = str(tmp_path)
+    script = (
+        "import pathlib\n"
+        "def no_home(): raise RuntimeError('Could not determine home directory')\n"
+        "pathlib.Path.home = staticmethod(no_home)\n"
+        "from crowdsift.core.config import load_settings; print(load_settings().data_dir)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / "crowdsift")

@@ -41,7 +41,11 @@ def load_settings() -> Settings:
         settings = Settings()
     except ValidationError as exc:
         raise ConfigError(settings_error_message(exc)) from None
-    warn_about_legacy_home(settings, Path.home())
+    try:
+        home = Path.home()
+    except RuntimeError:  # no HOME and no passwd entry (some containers): nothing to look at
+        return settings
+    warn_about_legacy_home(settings, home)
     return settings
 
 
