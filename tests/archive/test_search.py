@@ -179,17 +179,25 @@ def test_time_filter_boundary_is_inclusive(kit: Any) -> None:
 
 @pytest.mark.parametrize("sort", ["relevance", "new", "top", "hot", "comments"])
 def test_pages_walk_every_match_once_and_end_with_none(source: ArchiveSource, sort: Any) -> None:
+    seen, after = walk_pages(
+        lambda after: source.search_subreddit("headphones", "sony", sort=sort, limit=2, after=after)
+    )
+    full = ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100))
+    assert seen == full and len(full) == 5
+    assert after is None
+
+
+def walk_pages(page_after: Callable[[str | None], Any]) -> tuple[list[str], str | None]:
+    """The ids of every page, cursor after cursor (at most 10 pages), and the last cursor."""
     seen: list[str] = []
     after = None
     for _ in range(10):
-        page = source.search_subreddit("headphones", "sony", sort=sort, limit=2, after=after)
+        page = page_after(after)
         seen += ids(page)
         after = page.after
         if after is None:
             break
-    full = ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100))
-    assert seen == full and len(full) == 5
-    assert after is None
+    return seen, after
 
 
 def test_limit_is_clamped(source: ArchiveSource) -> None:
@@ -363,16 +371,20 @@ def test_a_next_page_starts_where_the_last_ended_without_searching_for_its_curso
     positions = search.Positions()
     try:
         for sort in ("relevance", "new", "top"):
-            walked, after = [], None
-            for _ in range(10):
-                page = search_posts(
-                    conn, "headphones", "sony", sort=sort, time_filter="all", limit=2,
-                    after=after, now=kit.NOW, positions=positions,
-                )  # fmt: skip
-                walked += ids(page)
-                after = page.after
-                if after is None:
-                    break
+            walked, after = walk_pages(
+                lambda after, sort=sort: search_posts(
+                    conn,
+                    "headphones",
+                    "sony",
+                    sort=sort,
+                    time_filter="all",
+                    limit=2,
+                    after=after,
+                    now=kit.NOW,
+                    positions=positions,
+                )
+            )
+            assert after is None
             full = ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100))
             assert walked == full and len(full) == 5
     finally:

@@ -45,11 +45,22 @@ class DocumentedEnvSource(EnvSettingsSource):
         return None, field_name, False
 
 
-def documented_sources(
-    settings_cls: type[BaseSettings],
-    init_settings: PydanticBaseSettingsSource,
-    dotenv_settings: PydanticBaseSettingsSource,
-    file_secret_settings: PydanticBaseSettingsSource,
-) -> tuple[PydanticBaseSettingsSource, ...]:
-    """Constructor values first, then the documented environment variables, as before."""
-    return init_settings, DocumentedEnvSource(settings_cls), dotenv_settings, file_secret_settings
+class DocumentedSettings(BaseSettings):
+    """Base of every settings class: constructor values first, then the environment through
+    ``DocumentedEnvSource`` (upper-case names only), then .env and secrets files, as before."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            DocumentedEnvSource(settings_cls),
+            dotenv_settings,
+            file_secret_settings,
+        )

@@ -8,35 +8,21 @@ The seed's own variable names are kept un-prefixed (``MAP_MAX_PARALLEL``,
 from __future__ import annotations
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
-from crowdsift.core.config.env_source import documented_sources
+from crowdsift.core.config.env_source import DocumentedSettings
 
 
 def _env(name: str, field: str) -> AliasChoices:
     return AliasChoices(name, field)
 
 
-class ExpertsConfig(BaseSettings):
+class ExpertsConfig(DocumentedSettings):
     """Construct directly in tests (field names); ``ExpertsConfig()`` reads the environment."""
 
     model_config = SettingsConfigDict(
         env_file=None, extra="forbid", populate_by_name=True, case_sensitive=False
     )
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Documented (upper-case) variable names only: ``HOME`` is not ``CROWDSIFT_HOME``."""
-        return documented_sources(
-            settings_cls, init_settings, dotenv_settings, file_secret_settings
-        )
 
     # --- Phase 1: map -------------------------------------------------------------------
     map_chunk_size: int = Field(

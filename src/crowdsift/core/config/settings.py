@@ -20,9 +20,9 @@ from typing import Annotated, Literal
 
 import platformdirs
 from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
-from crowdsift.core.config.env_source import documented_sources
+from crowdsift.core.config.env_source import DocumentedSettings
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.config.sidecar import SidecarConfig
 
@@ -39,26 +39,12 @@ def _env(name: str, *aliases: str) -> AliasChoices:
     return AliasChoices(name, *aliases, name.lower().removeprefix("crowdsift_"))
 
 
-class Settings(BaseSettings):
+class Settings(DocumentedSettings):
     """crowdsift's configuration. Construct directly in tests; use get_settings() elsewhere."""
 
     model_config = SettingsConfigDict(
         env_file=None, extra="ignore", populate_by_name=True, case_sensitive=False
     )
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Documented (upper-case) variable names only: ``HOME`` is not ``CROWDSIFT_HOME``."""
-        return documented_sources(
-            settings_cls, init_settings, dotenv_settings, file_secret_settings
-        )
 
     # --- Reddit OAuth API -------------------------------------------------------------
     reddit_client_id: str | None = Field(None, validation_alias=_env("REDDIT_CLIENT_ID"))

@@ -9,16 +9,16 @@ and the summary's length the synthesis' (``CROWDSIFT_SUMMARY_CHAR_BUDGET``); the
 from __future__ import annotations
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
-from crowdsift.core.config.env_source import documented_sources
+from crowdsift.core.config.env_source import DocumentedSettings
 
 
 def _env(name: str, field: str) -> AliasChoices:
     return AliasChoices(f"CROWDSIFT_SIDECAR_{name}", field)
 
 
-class SidecarConfig(BaseSettings):
+class SidecarConfig(DocumentedSettings):
     """Construct directly in tests (field names); ``SidecarConfig()`` reads the environment.
 
     Unknown field names are an error (a typo must not silently keep a default)."""
@@ -26,20 +26,6 @@ class SidecarConfig(BaseSettings):
     model_config = SettingsConfigDict(
         env_file=None, extra="forbid", populate_by_name=True, case_sensitive=False
     )
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Documented (upper-case) variable names only: ``HOME`` is not ``CROWDSIFT_HOME``."""
-        return documented_sources(
-            settings_cls, init_settings, dotenv_settings, file_secret_settings
-        )
 
     timeout_s: float = Field(
         120.0, gt=0, le=3600, validation_alias=_env("TIMEOUT", "timeout_s"),

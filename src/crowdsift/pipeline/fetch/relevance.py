@@ -97,9 +97,7 @@ class _Plan(NamedTuple):
 @lru_cache(maxsize=256)
 def _compile_plan(search_terms: tuple[str, ...]) -> _Plan:
     terms = tuple((text, term) for text in search_terms if (term := _compile_term(text)))
-    stems = sorted(
-        {next(iter(sorted(forms, key=len))) for _, term in terms for forms in term.words}
-    )
+    stems = sorted({min(forms, key=len) for _, term in terms for forms in term.words})
     # Each word checks its own start (as in _compile_term); the match then spans the whole
     # token, so what it finds is exactly the tokens that are a form of some plan word.
     alternatives = "|".join(rf"{re.escape(w)}(?<![^\W_]{re.escape(w)})" for w in stems)
