@@ -390,3 +390,75 @@ def test_a_next_page_starts_where_the_last_ended_without_searching_for_its_curso
     finally:
         conn.close()
     assert not [s for s in statements if "WHERE id = " in s]  # no cursor lookups at all
+
+
+def _walk_counting(
+    path: Path, kit: Any, *, sort: Any, limit: int, between: Callable[[], None] | None = None
+) -> tuple[list[str], int]:
+    """A walk of every page with remembered positions: its ids, and how many searches ran."""
+    conn = db.open_readonly(path)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    positions = search.Positions()
+    pages = [0]
+
+    def page(after: str | None) -> Any:
+        if pages[0] == 1 and between is not None:
+            between()
+        pages[0] += 1
+        return search_posts(
+            conn, "headphones", "sony", sort=sort, time_filter="all", limit=limit,
+            after=after, now=kit.NOW, positions=positions,
+        )  # fmt: skip
+
+    try:
+        walked, after = walk_pages(page)
+    finally:
+        conn.close()
+    assert after is None
+    return walked, len([s for s in statements if "ORDER BY sort_key" in s])
+
+
+@pytest.mark.parametrize("sort", ["relevance", "new", "top"])
+def test_a_walk_reads_ahead_once_and_serves_its_next_pages_from_what_it_read(
+    source: ArchiveSource, small_archive: Path, kit: Any, sort: Any
+) -> None:
+    """Ranking the matches is a search's cost: the pages after the first (a fetch's next page,
+    the gate's refetch) come from the results read with it, not from searching again."""
+    full = ids(source.search_subreddit("headphones", "sony", sort=sort, limit=100))
+    walked, searches = _walk_counting(small_archive, kit, sort=sort, limit=2)
+    assert walked == full and len(full) == 5
+    assert searches == 1  # three pages, one search
+
+
+def test_a_walk_searches_on_from_its_position_once_what_it_read_ahead_runs_out(
+    source: ArchiveSource, small_archive: Path, kit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-ahead shorter than the walk: each search reads 3, a page takes 2, so a page that
+    the rest cannot fill searches on from where the last page ended; same pages either way."""
+    full = ids(source.search_subreddit("headphones", "sony", limit=100))
+    monkeypatch.setattr(search, "READ_AHEAD", 3)
+    walked, searches = _walk_counting(small_archive, kit, sort="relevance", limit=2)
+    assert walked == full
+    assert searches == 3
+
+
+def test_a_post_deleted_after_its_page_was_read_ahead_is_left_out(
+    source: ArchiveSource, small_archive: Path, kit: Any
+) -> None:
+    """Results read ahead are ids; the records are read when their page is served, so a post
+    deleted meanwhile is not served (and nothing fails)."""
+    full = ids(source.search_subreddit("headphones", "sony", limit=100))
+    gone = full[3]
+
+    def delete() -> None:
+        conn = db.connect(small_archive)
+        try:
+            with conn:
+                conn.execute("DELETE FROM posts WHERE id = ?", (gone,))
+        finally:
+            conn.close()
+
+    walked, searches = _walk_counting(small_archive, kit, sort="relevance", limit=2, between=delete)
+    assert walked == [i for i in full if i != gone]
+    assert searches == 1

@@ -24,6 +24,9 @@
   page is a keyset query strictly past that post's (sort key, rowid) — remembered from the page
   that ended there (``Positions``), else looked up — so pages never repeat
   a post even if other posts are imported meanwhile; it is None on the last page.
+- **Read-ahead**: a search reads up to ``READ_AHEAD`` results, not one page: ranking them is the
+  cost, reading a few more is nearly free. The next pages of that walk (a fetch's second page,
+  the relevance gate's refetch) are served from what was read, without searching again.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from crowdsift.core.config import SearchSort, TimeFilter
@@ -60,6 +64,10 @@ posts imported last (the newest, for dumps written in time order). A specific se
 ("tapcon") matches fewer and is ranked exactly; a common one ("worth it": 19,000 of one
 subreddit's 40,000 posts in a 2M-record archive) costs a bounded bm25 instead of one over
 every match, which grew with the archive (75 ms of 260 there)."""
+READ_AHEAD = 100
+"""Results a search reads at once (ids, sort keys and rowids only; the records of a page are
+read when it is served). The gate's refetch continues every walk by a page of 25 or 50: on a
+2M-record archive each of those pages cost a whole search again (115–190 ms)."""
 TIME_WINDOWS: dict[str, int] = {
     "hour": 3600,
     "day": 86_400,
@@ -215,7 +223,6 @@ def search_posts(
         "post_window": POST_WINDOW,
         "sub": sub,
         "since": _bound(time_filter, now, since),
-        "limit": limit + 1,
     }
     # Only fixed fragments (sort keys, directions, weights) are formatted in; values are
     # parameters. Posts are ranked only when the sort needs it, and then among the newest
@@ -244,49 +251,76 @@ def search_posts(
         "FROM b CROSS JOIN posts AS p ON p.rowid = b.rid "
         "WHERE p.subreddit = :sub AND p.created_utc >= :since"
     )
-    keyset = ""
     search_key = (sub, term, sort, params["since"])
+    resume = None
     if after is not None:
-        position = positions.get((*search_key, _cursor_id(after))) if positions else None
-        if position is None:
-            position = conn.execute(
-                f"SELECT sort_key, rid FROM ({base}) WHERE id = :after_id",  # noqa: S608
-                {**params, "after_id": _cursor_id(after)},
-            ).fetchone()
-        if position is None:
-            log.warning("archive_cursor_not_in_results", subreddit=sub, term=term, after=after)
-            return SearchPage(posts=[], after=None)
-        params["key"], params["rid"] = position
-        keyset = f"WHERE (sort_key, rid) {'>' if direction == 'ASC' else '<'} (:key, :rid) "
-    rows = conn.execute(
-        f"SELECT id, sort_key, rid FROM ({base}) {keyset}"  # noqa: S608
-        f"ORDER BY sort_key {direction}, rid {direction} LIMIT :limit",
-        params,
-    ).fetchall()
+        resume = positions.get((*search_key, _cursor_id(after))) if positions else None
+    if resume is not None and (resume.complete or len(resume.ahead) > limit):
+        rows, complete = list(resume.ahead), resume.complete  # read with an earlier page
+    else:
+        keyset = ""
+        if after is not None:
+            position = resume.position if resume is not None else _lookup(conn, base, params, after)
+            if position is None:
+                log.warning("archive_cursor_not_in_results", subreddit=sub, term=term, after=after)
+                return SearchPage(posts=[], after=None)
+            params["key"], params["rid"] = position
+            keyset = f"WHERE (sort_key, rid) {'>' if direction == 'ASC' else '<'} (:key, :rid) "
+        read = params["limit"] = max(limit + 1, READ_AHEAD)
+        rows = conn.execute(
+            f"SELECT id, sort_key, rid FROM ({base}) {keyset}"  # noqa: S608
+            f"ORDER BY sort_key {direction}, rid {direction} LIMIT :limit",
+            params,
+        ).fetchall()
+        complete = len(rows) < read
     page = rows[:limit]
-    next_after = f"t3_{page[-1][0]}" if len(rows) > limit else None
+    next_after = f"t3_{page[-1][0]}" if len(rows) > limit or not complete else None
     if next_after is not None and positions is not None:
         last_id, last_key, last_rid = page[-1]
-        positions.put((*search_key, last_id), (last_key, last_rid))
+        positions.put((*search_key, last_id), Resume((last_key, last_rid), rows[limit:], complete))
     return SearchPage(posts=_posts_by_rowid(conn, [rid for _, _, rid in page]), after=next_after)
 
 
-class Positions:
-    """Where recent pages ended, by search and cursor (bounded, thread-safe): the keyset a
-    next page starts from."""
+def _lookup(
+    conn: sqlite3.Connection, base: str, params: dict[str, object], after: str
+) -> tuple[object, int] | None:
+    """A cursor's (sort key, rowid), found by running the search: for a cursor no page of
+    this process handed out (another process's, or one evicted from ``Positions``)."""
+    return conn.execute(  # type: ignore[no-any-return]
+        f"SELECT sort_key, rid FROM ({base}) WHERE id = :after_id",  # noqa: S608
+        {**params, "after_id": _cursor_id(after)},
+    ).fetchone()
 
-    def __init__(self, size: int = 4096) -> None:
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a page ended, and the results read past it (``READ_AHEAD``).
+
+    ``complete``: ``ahead`` holds every remaining result; else the next page is served from
+    ``ahead`` while it fills a page, and searched from ``position`` after that."""
+
+    position: tuple[object, int]
+    ahead: list[tuple[str, object, int]]
+    complete: bool
+
+
+class Positions:
+    """Where recent pages ended, by search and cursor (bounded, thread-safe): what a next page
+    starts from, and the results already read for it (``Resume``). At most ``size`` walks,
+    ``READ_AHEAD`` small rows each: a few MB at the most."""
+
+    def __init__(self, size: int = 1024) -> None:
         self._size = size
-        self._items: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
+        self._items: OrderedDict[tuple[object, ...], Resume] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[object, ...]) -> tuple[object, int] | None:
+    def get(self, key: tuple[object, ...]) -> Resume | None:
         with self._lock:
             return self._items.get(key)
 
-    def put(self, key: tuple[object, ...], position: tuple[object, int]) -> None:
+    def put(self, key: tuple[object, ...], resume: Resume) -> None:
         with self._lock:
-            self._items[key] = position
+            self._items[key] = resume
             self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
@@ -300,8 +334,8 @@ def _posts_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> list[RawThin
     docs = dict(
         conn.execute(f"SELECT rowid, doc FROM posts WHERE rowid IN ({marks})", rowids)  # noqa: S608
     )
-    decode = codec_of(conn).decode
-    return [normalise_post(decode(docs[rid])) for rid in rowids]
+    decode = codec_of(conn).decode  # a post deleted since its page was read is left out
+    return [normalise_post(decode(docs[rid])) for rid in rowids if rid in docs]
 
 
 def _bound(time_filter: TimeFilter, now: datetime, since: datetime | None) -> int:
