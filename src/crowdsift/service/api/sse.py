@@ -1,8 +1,10 @@
 """A job's progress as Server-Sent Events, read from the job store.
 
 The store is the only channel between whoever runs the job (this process's pool or a Celery
-worker elsewhere) and the client, so the stream polls it: cheap (one indexed query per poll),
-and identical in both modes.
+worker elsewhere) and the client, so the stream reads it: cheap (one indexed query per read),
+and identical in both modes. Between reads it waits for the store's ``changes`` signal, which
+this process's own job threads raise on every write, or for ``poll`` seconds, whichever comes
+first: a job run here is streamed as it happens, one run by a Celery worker within a poll.
 """
 
 from __future__ import annotations
@@ -42,7 +44,10 @@ async def job_event_stream(
     last = after
     idle = 0.0
     status = None
+    changes = jobs.store.changes
+    loop = asyncio.get_running_loop()
     while True:
+        seen = changes.version  # before reading: a write after this wakes the wait below
         job = await run_in_threadpool(jobs.get, job_id)
         for event in await run_in_threadpool(jobs.events, job_id, after=last):
             last = event.seq
@@ -61,8 +66,9 @@ async def job_event_stream(
             return
         if request is not None and await request.is_disconnected():
             return
-        await asyncio.sleep(poll)
-        idle += poll
+        started = loop.time()
+        await changes.wait(seen, poll)
+        idle += loop.time() - started
         if idle >= KEEPALIVE_SECONDS:
             idle = 0.0
             yield ": keep-alive\n\n"

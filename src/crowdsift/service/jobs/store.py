@@ -22,6 +22,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from crowdsift.core.store import Base, create_tables, guarded, open_engine
 from crowdsift.core.text import utc_now
 from crowdsift.pipeline.result import ResearchResult
+from crowdsift.service.jobs.changes import ChangeSignal
 from crowdsift.service.jobs.models import Job, JobEvent, ResearchRequest, utc
 
 Clock = Callable[[], datetime]
@@ -67,6 +68,8 @@ class JobStore:
     def __init__(self, engine: Engine, *, clock: Clock = utc_now) -> None:
         self._engine = engine
         self._clock = clock
+        self.changes = ChangeSignal()
+        """Announces this process's writes, so streams following a job here need not poll."""
         with self._guard("creating the job tables"):
             create_tables(engine, [JobRow.__table__, JobEventRow.__table__])
 
@@ -153,6 +156,8 @@ class JobStore:
             condition = and_(condition, JobRow.worker == worker)
         with self._guard(doing), self._engine.begin() as conn:
             outcome = conn.execute(update(JobRow).where(condition).values(**values))
+        if outcome.rowcount:
+            self.changes.notify()
         return bool(outcome.rowcount)
 
     def add_event(self, job_id: str, phase: str, message: str) -> int:
@@ -175,6 +180,7 @@ class JobStore:
                     at=self._clock(),
                 )
             )
+        self.changes.notify()
         return seq
 
     def reap(self, *, stale_after: float, max_attempts: int) -> Reaped:
