@@ -191,6 +191,23 @@ def test_a_sentence_leaning_on_the_previous_one_is_quoted_with_it_or_not_at_all(
     assert statements("100% this. Cut the bill by about 30%.") == []
 
 
+def test_a_fragment_that_only_its_previous_sentence_completes_is_never_a_claim_alone() -> None:
+    """ "For anything more, 24GB." says nothing alone; "For 100B+ models it's the easiest path"
+    names "it" in the sentence before. Opening a text, "it" is the thread's subject."""
+    text = "16GB is enough for 14B models at Q4 with decent context. For anything more, 24GB."
+    assert [s.text for s in statements(text)] == [text]
+    mac = "The Mac runs huge models quietly. For 100B+ models it's the easiest path."
+    assert [s.text for s in statements(mac)] == [mac]
+    assert statements("Great question! For anything more, 24GB.") == []
+    alone = "On a single charge it easily runs for three full days of heavy use."
+    assert [s.text for s in statements(alone)] == [alone]
+    empty_it = "Anchors hold well. For drywall it is easier to use toggles."
+    assert [s.text for s in statements(empty_it)] == [
+        "Anchors hold well.",
+        "For drywall it is easier to use toggles.",
+    ]
+
+
 def test_lead_ins_are_cut_and_the_rest_stays_verbatim() -> None:
     text = "Small thing that took me way too long to learn: Name recordings right away."
     [claim] = statements(text)

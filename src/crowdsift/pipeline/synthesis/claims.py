@@ -119,9 +119,20 @@ _AGREEING = re.compile(
 _LEANS_ON_PREVIOUS = re.compile(
     r"^(?:that|this|it|it's|they|those|these|which|so that)\b(?! is the answer)"
     r"|^(?:and|or|but|so)\b|^(?:cut|saved|reduced|dropped|halved|doubled|made|took|fixed|solved|worked|helped|went|got|"
-    r"killed|brought)\b",
+    r"killed|brought)\b"
+    # an ellipsis that only the previous sentence completes: "For anything more, 24GB."
+    r"|^(?:(?:for|with|beyond|above|past)\s+)?(?:anything|everything|something)\s+"
+    r"(?:more|else|bigger|larger|heavier|longer|less|smaller)\b",
     re.IGNORECASE,
 )
+_SUBJECT_AFTER_OPENING = re.compile(
+    r"^(?:for|with|on|in|at|under|over)\s[^.,;:!?]{1,40}?,?\s(?:they|they're|those|these"
+    r"|it(?:'s| is)?(?!\s+(?:\w+\s+){0,2}(?:to|that|worth)\b))\s",
+    re.IGNORECASE,
+)
+"""A pronoun subject after a short opening phrase: "For 100B+ models it's the easiest path."
+After another sentence it is that sentence's subject; opening a text, the thread's ("On a
+single charge it runs three days"). "it's worth …", "it's easier to …": an empty "it"."""
 
 _IMPERATIVE_TEXT = """
     use set turn check make keep run try put add remove install reinstall uninstall update upgrade
@@ -244,9 +255,14 @@ def _is_credential(text: str) -> bool:
     return len(content_terms(text[tenure.end() :])) < MIN_WORDS  # nothing said after it
 
 
-def leans_on_previous(sentence: str) -> bool:
-    """A sentence whose subject is the previous one ("That fixed it.", "Cut the bill by 30%.")."""
-    return _LEANS_ON_PREVIOUS.match(sentence.strip()) is not None
+def leans_on_previous(sentence: str, *, first: bool = False) -> bool:
+    """A sentence whose subject is the previous one ("That fixed it.", "Cut the bill by 30%.",
+    "For anything more, 24GB."); ``first``: it opens its text, so a pronoun after an opening
+    phrase names the thread's subject instead (``_SUBJECT_AFTER_OPENING``)."""
+    stripped = sentence.strip()
+    if _LEANS_ON_PREVIOUS.match(stripped) is not None:
+        return True
+    return not first and _SUBJECT_AFTER_OPENING.match(stripped) is not None
 
 
 def strip_lead_in(sentence: str) -> str:
@@ -325,12 +341,12 @@ def statements(text: str, *, asker: bool = False, title: bool = False) -> list[S
     sentences = split_sentences(" ".join(text.split()))
     quoted: list[str] = []
     previous_kept = False
-    for sentence in sentences:
+    for index, sentence in enumerate(sentences):
         trimmed = strip_lead_in(sentence)
         if not_a_claim(trimmed, asker=asker, title=title) is not None:
             previous_kept = False
             continue
-        if leans_on_previous(trimmed):
+        if leans_on_previous(trimmed, first=index == 0):
             joined = f"{quoted[-1]} {sentence}" if quoted and previous_kept else ""
             if joined and len(joined) <= JOINED_MAX_CHARS and joined in " ".join(text.split()):
                 quoted[-1] = joined
