@@ -208,6 +208,15 @@ def test_a_fragment_that_only_its_previous_sentence_completes_is_never_a_claim_a
     ]
 
 
+def test_a_name_with_only_a_relative_clause_is_a_reply_fragment_not_a_claim() -> None:
+    """ "850W, which I'm now nervous about." answers its parent's question; alone it says
+    nothing. A name whose clause goes on to a main verb is a claim."""
+    assert statements("850W, which I'm now nervous about.") == []
+    assert not_a_claim("Two 3090s, which spike above their rated power.") == "fragment"
+    claim = "The 4090, which costs more, wins on speed for a single user."
+    assert [s.text for s in statements(claim)] == [claim]
+
+
 def test_lead_ins_are_cut_and_the_rest_stays_verbatim() -> None:
     text = "Small thing that took me way too long to learn: Name recordings right away."
     [claim] = statements(text)

@@ -240,7 +240,17 @@ def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> s
         return "credential"
     if len(text.split()) < MIN_WORDS or len(content_terms(text)) < 2:
         return "fragment"
+    if _ONLY_A_RELATIVE_CLAUSE.match(text):
+        return "fragment"
     return None
+
+
+_ONLY_A_RELATIVE_CLAUSE = re.compile(
+    r"^[^\s,;:]+(?:\s[^\s,;:]+){0,2},\s*(?:which|that|who|where)\b[^,;:]*$", re.IGNORECASE
+)
+"""A short name and a relative clause, no main clause: "850W, which I'm now nervous about."
+answers the parent comment's question and says nothing alone. ("Ollama, which is free,
+runs fine." goes on after the clause, and is a claim.)"""
 
 
 def _is_credential(text: str) -> bool:
