@@ -198,6 +198,28 @@ def test_the_footer_shows_the_overall_status_and_its_reason() -> None:
     assert render_research(result).splitlines()[-1] == "status: ok"
 
 
+def test_an_abstention_is_not_explained_twice_in_the_footer() -> None:
+    """The answer says why it abstained; the one-line footer points there instead of repeating
+    the reason cut short, and ``--full`` keeps the whole reason. Other reasons still show."""
+    result = _result()
+    assert result.summary is not None
+    why = "abstained: the search found no post that passed the filters and the relevance check"
+    abstained = result.model_copy(
+        update={
+            "status": "partial",
+            "summary": result.summary.model_copy(update={"reason": why, "abstained": True}),
+        }
+    )
+    assert render_research(abstained).splitlines()[-1] == (
+        "status: partial (abstained: the answer says why)"
+    )
+    assert why in render_research(abstained, full=True).replace("\n", " ")
+    spent = abstained.usage.model_copy(update={"budget_exhausted": True, "budget_usd": 0.05})
+    also = abstained.model_copy(update={"usage": spent})
+    status = next(line for line in render_research(also).splitlines() if line.startswith("status"))
+    assert status.startswith("status: partial (abstained: the search found")  # every reason
+
+
 def test_sample_data_is_said_first_and_in_the_footer() -> None:
     text = render_research(_result().model_copy(update={"sample_data": True}))
     assert text.startswith("SAMPLE DATA: this answer comes from the bundled sample archive")

@@ -249,7 +249,11 @@ def footer_lines(result: ResearchResult, width: int, *, full: bool = False) -> l
     lines += paragraph(f"engine: {engine} · {where} · {seconds:.1f} s", width)
     status = f"status: {result.status}"
     if result.status != "ok":
-        status += f" ({status_reason(result)})"
+        reason = status_reason(result)
+        summary = result.summary
+        if not full and summary is not None and summary.abstained and reason == summary.reason:
+            reason = "abstained: the answer says why"  # not the same words again, cut short
+        status += f" ({reason})"
     if fetch is not None:
         read = f" · {fetch.posts_relevant} relevant posts of {fetch.posts_accepted}"
     elif result.expert_responses:
