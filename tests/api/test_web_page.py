@@ -780,6 +780,8 @@ def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
         expect(page.locator("#result-meta .badge-partial")).to_have_count(1)
         expect(page.locator("#community .card-meta .badge-partial")).to_have_count(2)
         expect(page.locator("#result-meta")).to_contain_text("r/diy: 503 after 3 retries")
+        # the reason is said once, beside "Status:"; the answer's own line shows only badges
+        expect(page.locator("#community .answer-meta")).not_to_contain_text("503")
         expect(page.locator("#result-meta .window")).to_have_text(
             "Window: threads since 2026-10-26"
         )

@@ -168,10 +168,10 @@ export function answerBlock(result, title, prefix = "reddit") {
     return n ? [" ", citeLink(prefix, n)] : [];
   }));
   const engine = (summary && summary.engine) || result.engine;
-  const reason = result.status !== "ok" ? overallReason(result) : "";
+  // The reason for a partial status is stated once, beside "Status:" above the answers.
   const parts = [el("h3", {}, title),
     el("p", { className: "card-meta answer-meta" }, statusBadge(result.status), " ",
-      badge(engineLabel(engine)), reason ? ` ${reason}` : "")];
+      badge(engineLabel(engine)))];
   parts.push(section("What the community says", prose(text, resolve)));
   if (highlights.length) parts.push(section("Highlights", bulletList(highlights, (h) => cited(h, resolve))));
   if (cautions.length) parts.push(section("Cautions", bulletList(cautions, (c) => cited(c, resolve))));
