@@ -233,20 +233,30 @@ def clean_text(text: str | None) -> str:
     return current
 
 
-# Every step of _clean_once is gated on one of these: an entity's start (an ampersand followed
-# by a name or "#": the "&" of "good & cheap", left by decoding "&amp;", starts none), links,
-# emphasis, code, escapes, autolinks, spoilers. One scan finds any of them.
-_TRIGGER = re.compile(r"[\[*_`^\\<]|~~|>!|&[A-Za-z#]")
+# Every step of _clean_once is gated on one of these: links, emphasis, code, escapes,
+# autolinks, spoilers, or an entity's start (an ampersand followed by a name or "#": the "&" of
+# "good & cheap", left by decoding "&amp;", starts none). Substring tests run at memchr speed;
+# one regex alternation of them stepped through the text a character at a time (4.8 µs on a
+# 400-character body against 0.9, on every post of a fetch).
+_TRIGGER_MARKS = ("[", "*", "_", "`", "^", "\\", "<", "~~", ">!")
+_ENTITY_START = re.compile(r"&[A-Za-z#]")
+
+
+def _has_trigger(text: str) -> bool:
+    for mark in _TRIGGER_MARKS:
+        if mark in text:
+            return True
+    return "&" in text and _ENTITY_START.search(text) is not None
 
 
 def _is_inert(text: str) -> bool:
     """True when no step of ``_clean_once`` can change ``text``, so a re-run is skipped.
 
     Emoji and invisible characters are non-ASCII, block marks need a line start (and cleaned
-    text is one line), and every other step needs a ``_TRIGGER``: without them the text is
+    text is one line), and every other step needs a trigger (``_has_trigger``): without them the text is
     already a fixed point.
     """
-    return text.isascii() and not _TRIGGER.search(text) and not _could_start_block(text)
+    return text.isascii() and not _has_trigger(text) and not _could_start_block(text)
 
 
 _WORD = re.compile(r"[^\W_]+")
