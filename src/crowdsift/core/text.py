@@ -253,8 +253,8 @@ def _is_inert(text: str) -> bool:
     """True when no step of ``_clean_once`` can change ``text``, so a re-run is skipped.
 
     Emoji and invisible characters are non-ASCII, block marks need a line start (and cleaned
-    text is one line), and every other step needs a trigger (``_has_trigger``): without them the text is
-    already a fixed point.
+    text is one line), and every other step needs a trigger (``_has_trigger``): without them
+    the text is already a fixed point.
     """
     return text.isascii() and not _has_trigger(text) and not _could_start_block(text)
 
