@@ -263,11 +263,28 @@ def test_comments_are_top_level_of_that_post_only(arctic: Harness) -> None:
 
     comments = source.fetch_post_comments("p1")
 
-    assert [c["id"] for c in comments] == ["c1", "c2", "c3"]  # oldest first
+    assert [c["id"] for c in comments] == ["c1", "c2", "c3"]  # equal scores: oldest first
     assert all(c["link_id"] == "t3_p1" and c["parent_id"] == "t3_p1" for c in comments)
     params = arctic.server.requests[-1].params
     assert params == {"link_id": "t3_p1", "parent_id": "", "sort": "asc", "limit": "100"}
     assert [c["id"] for c in source.fetch_post_comments("t3_p1", limit=2)] == ["c1", "c2"]
+
+
+def test_comments_come_best_first_like_reddits_top_sort(arctic: Harness) -> None:
+    """The API orders comments by date only; a caller that keeps the first few (the fetcher
+    keeps 20) must get the best, not the oldest. Ties stay oldest first; junk scores count 0."""
+    scored = {"old": 1, "best": 57, "mid": 9, "tie": 9, "junk": "n/a", "worst": -4}
+    comments = []
+    for age, (comment_id, score) in enumerate(scored.items()):
+        comment = make_comment(comment_id, "p1", NOW_TS - 100 + age)
+        comment["score"] = score
+        comments.append(comment)
+    arctic.server.add_comments("p1", comments)
+
+    got = [c["id"] for c in arctic.source().fetch_post_comments("p1")]
+
+    assert got == ["best", "mid", "tie", "old", "junk", "worst"]
+    assert arctic.server.requests[-1].params["sort"] == "asc"  # the API's date order, sorted here
 
 
 def test_comments_page_past_one_hundred_without_loss_or_repeats(arctic: Harness) -> None:

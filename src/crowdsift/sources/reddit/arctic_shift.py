@@ -59,7 +59,9 @@ How Reddit's search maps onto it:
 - Paging: the cursor is the last ``created_utc`` plus the IDs already returned at that second
   (``"1700000000:abc,def"``). The next request asks ``before=<ts + 1>`` and drops those IDs, so
   posts sharing a second across a page boundary are neither lost nor repeated.
-- Comments: top-level only (``parent_id=``), oldest first — the archive has no "best" order.
+- Comments: top-level only (``parent_id=``). The API orders them by date alone, so the oldest
+  ``limit`` are read and handed over best first (score, then age), as Reddit's ``sort=top``
+  hands them: a caller keeping the first 20 keeps the best 20 of them, not the 20 oldest.
 - Comment trees: one ``/api/comments/tree`` request for the whole thread (``tree_limit``
   comments, 2000 by default), then one ``/api/comments/ids`` request for up to 500 ids the
   answer collapsed into ``more`` stubs, shallowest first;
@@ -69,6 +71,7 @@ How Reddit's search maps onto it:
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -267,7 +270,8 @@ class ArcticShiftSource(OwnsClient):
         return SearchPage(posts=posts, after=cursor.encode() if cursor else None)
 
     def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
-        """Top-level comments of this thread only, oldest first, paging past 100 by date."""
+        """Top-level comments of this thread only: the oldest ``limit`` (paging past 100 by
+        date, the API's only order), best first (``_best_first``)."""
         if limit < 1:
             return []
         fullname = f"t3_{post_id.removeprefix('t3_')}"
@@ -292,7 +296,7 @@ class ArcticShiftSource(OwnsClient):
             cursor = TimeCursor.after_page(items, cursor) if len(items) >= asked else None
             if cursor is None or cursor == previous:  # last page, or a server not advancing
                 break
-        return comments[:limit]
+        return _best_first(comments[:limit])
 
     def fetch_comment_tree(
         self, post_id: str, *, limit: int = 100, depth: int = 5
@@ -479,3 +483,15 @@ def _envelope_error(body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]:
         return str(body["error"])
     return None
+
+
+def _best_first(comments: list[RawThing]) -> list[RawThing]:
+    """Highest score first, ties oldest first (the order they came in): what Reddit's
+    ``sort=top`` gives for top-level comments. A score that is no finite number counts as 0."""
+
+    def score(comment: RawThing) -> float:
+        value = comment.get("score")
+        number = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+        return float(number) if math.isfinite(number) else 0.0
+
+    return sorted(comments, key=lambda comment: -score(comment))
