@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -462,3 +463,33 @@ def test_a_post_deleted_after_its_page_was_read_ahead_is_left_out(
     walked, searches = _walk_counting(small_archive, kit, sort="relevance", limit=2, between=delete)
     assert walked == [i for i in full if i != gone]
     assert searches == 1
+
+
+@pytest.mark.parametrize(("step", "searches"), [(timedelta(seconds=5), 1), (timedelta(hours=2), 4)])
+def test_a_walk_in_a_moving_time_window_keeps_its_place(
+    source: ArchiveSource, small_archive: Path, kit: Any, step: timedelta, searches: int
+) -> None:
+    """ "year" is a bound that moves with the clock: the next pages of a walk seconds later
+    come from what was read ahead; hours later they are searched again, from where the last
+    page ended (never by running the search to find the cursor). Same posts either way."""
+    full = ids(source.search_subreddit("headphones", "sony", sort="new", time_filter="year"))
+    conn = db.open_readonly(small_archive)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    positions = search.Positions()
+    clock = [kit.NOW]
+
+    def page(after: str | None) -> Any:
+        clock[0] += step
+        return search_posts(
+            conn, "headphones", "sony", sort="new", time_filter="year", limit=1, after=after,
+            now=clock[0], positions=positions,
+        )  # fmt: skip
+
+    try:
+        walked, after = walk_pages(page)
+    finally:
+        conn.close()
+    assert walked == full and len(full) == 4 and after is None
+    assert len([s for s in statements if "ORDER BY sort_key" in s]) == searches
+    assert not [s for s in statements if "WHERE id = " in s]

@@ -68,6 +68,9 @@ READ_AHEAD = 100
 """Results a search reads at once (ids, sort keys and rowids only; the records of a page are
 read when it is served). The gate's refetch continues every walk by a page of 25 or 50: on a
 2M-record archive each of those pages cost a whole search again (115–190 ms)."""
+AHEAD_SLACK_SECONDS = 60
+"""How far a time window may have moved since results were read ahead for it and still have
+them served: a walk's next page comes seconds later; an hour later, it is searched again."""
 TIME_WINDOWS: dict[str, int] = {
     "hour": 3600,
     "day": 86_400,
@@ -214,6 +217,7 @@ def search_posts(
     if sort not in _SORT_KEYS:
         raise ValueError(f"unknown sort {sort!r}; use one of {sorted(_SORT_KEYS)}")
     key, direction = _SORT_KEYS[sort]
+    bound = _bound(time_filter, now, since)
     params: dict[str, object] = {
         "match": f"subreddit : {_subreddit_tokens(sub)} AND {words}",
         "comment_match": f"subreddit : {_subreddit_tokens(sub)} AND body : "
@@ -222,7 +226,7 @@ def search_posts(
         "comment_window": COMMENT_WINDOW,
         "post_window": POST_WINDOW,
         "sub": sub,
-        "since": _bound(time_filter, now, since),
+        "since": bound,
     }
     # Only fixed fragments (sort keys, directions, weights) are formatted in; values are
     # parameters. Posts are ranked only when the sort needs it, and then among the newest
@@ -251,11 +255,14 @@ def search_posts(
         "FROM b CROSS JOIN posts AS p ON p.rowid = b.rid "
         "WHERE p.subreddit = :sub AND p.created_utc >= :since"
     )
-    search_key = (sub, term, sort, params["since"])
+    # A walk is its search and its window's *name*: "month" is a bound that moves every second,
+    # and keying on the bound itself sent every next page of such a walk through ``_lookup``.
+    search_key = (sub, term, sort, time_filter, since)
     resume = None
     if after is not None:
         resume = positions.get((*search_key, _cursor_id(after))) if positions else None
-    if resume is not None and (resume.complete or len(resume.ahead) > limit):
+    fresh = resume is not None and abs(bound - resume.bound) <= AHEAD_SLACK_SECONDS
+    if resume is not None and fresh and (resume.complete or len(resume.ahead) > limit):
         rows, complete = list(resume.ahead), resume.complete  # read with an earlier page
     else:
         keyset = ""
@@ -277,7 +284,9 @@ def search_posts(
     next_after = f"t3_{page[-1][0]}" if len(rows) > limit or not complete else None
     if next_after is not None and positions is not None:
         last_id, last_key, last_rid = page[-1]
-        positions.put((*search_key, last_id), Resume((last_key, last_rid), rows[limit:], complete))
+        positions.put(
+            (*search_key, last_id), Resume((last_key, last_rid), rows[limit:], complete, bound)
+        )
     return SearchPage(posts=_posts_by_rowid(conn, [rid for _, _, rid in page]), after=next_after)
 
 
@@ -302,6 +311,9 @@ class Resume:
     position: tuple[object, int]
     ahead: list[tuple[str, object, int]]
     complete: bool
+    bound: int = _NO_LOWER_BOUND
+    """The window's lower bound ``ahead`` was read with: rows read for a window that has moved
+    on by more than ``AHEAD_SLACK_SECONDS`` are not served (the position still is)."""
 
 
 class Positions:
