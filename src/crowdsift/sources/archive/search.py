@@ -311,7 +311,7 @@ class Resume:
     position: tuple[object, int]
     ahead: list[tuple[str, object, int]]
     complete: bool
-    bound: int = _NO_LOWER_BOUND
+    bound: int
     """The window's lower bound ``ahead`` was read with: rows read for a window that has moved
     on by more than ``AHEAD_SLACK_SECONDS`` are not served (the position still is)."""
 

@@ -71,7 +71,6 @@ How Reddit's search maps onto it:
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -100,7 +99,7 @@ from crowdsift.sources.reddit.arctic_shift_params import (
     check,
     empty_window,
 )
-from crowdsift.sources.reddit.threads import collapsed_tree, comment_tree
+from crowdsift.sources.reddit.threads import best_first, collapsed_tree, comment_tree
 
 log = get_logger(__name__)
 
@@ -271,7 +270,7 @@ class ArcticShiftSource(OwnsClient):
 
     def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
         """Top-level comments of this thread only: the oldest ``limit`` (paging past 100 by
-        date, the API's only order), best first (``_best_first``)."""
+        date, the API's only order), best first (``threads.best_first``)."""
         if limit < 1:
             return []
         fullname = f"t3_{post_id.removeprefix('t3_')}"
@@ -296,7 +295,7 @@ class ArcticShiftSource(OwnsClient):
             cursor = TimeCursor.after_page(items, cursor) if len(items) >= asked else None
             if cursor is None or cursor == previous:  # last page, or a server not advancing
                 break
-        return _best_first(comments[:limit])
+        return best_first(comments[:limit])
 
     def fetch_comment_tree(
         self, post_id: str, *, limit: int = 100, depth: int = 5
@@ -483,15 +482,3 @@ def _envelope_error(body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]:
         return str(body["error"])
     return None
-
-
-def _best_first(comments: list[RawThing]) -> list[RawThing]:
-    """Highest score first, ties oldest first (the order they came in): what Reddit's
-    ``sort=top`` gives for top-level comments. A score that is no finite number counts as 0."""
-
-    def score(comment: RawThing) -> float:
-        value = comment.get("score")
-        number = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
-        return float(number) if math.isfinite(number) else 0.0
-
-    return sorted(comments, key=lambda comment: -score(comment))

@@ -213,6 +213,13 @@ def _number(value: object, default: float) -> float:
     return default if math.isnan(number) else number
 
 
+def best_first(comments: Iterable[RawThing]) -> list[RawThing]:
+    """Comments in Reddit's "top" order (``_top_order``), for a source whose API lists them
+    by date only: a caller keeping the first few keeps the best, not the oldest."""
+    entries = [(_comment_id(comment) or "", comment) for comment in comments]
+    return [comment for _, comment in sorted(entries, key=_top_order)]
+
+
 def _top_order(entry: tuple[str, RawThing]) -> tuple[float, float, str]:
     """Reddit's "top": score descending; ties oldest first, then by id (stable across runs)."""
     comment_id, data = entry
