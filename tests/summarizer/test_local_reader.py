@@ -4,8 +4,10 @@ and its minority report and pivot alerts say what the evidence says."""
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
+import numpy as np
 import pytest
 
 from crowdsift.engines.embedding import HashingEmbedder
@@ -17,7 +19,12 @@ from crowdsift.pipeline.synthesis.claims import (
     statements,
 )
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
-from crowdsift.pipeline.synthesis.extractive import candidates_of, items_of, local_answer
+from crowdsift.pipeline.synthesis.extractive import (
+    _on_subject,
+    candidates_of,
+    items_of,
+    local_answer,
+)
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 from crowdsift.pipeline.synthesis.sections import (
     Item,
@@ -331,3 +338,38 @@ def test_pivot_alerts_fire_for_moves_the_evidence_states() -> None:
     [alert] = pivot_alerts(items)
     assert (alert.from_option, alert.to_option) == ("Airflow", "Dagster")
     assert alert.cites == ["post:p1", "comment:k1", "comment:k2"]
+
+
+def _claims(*texts: str) -> list[Any]:
+    items = [Item(f"comment:c{n}", text, 5, 0, n, True) for n, text in enumerate(texts)]
+    return candidates_of(items)
+
+
+def test_a_direct_answer_names_something_as_specific_as_the_best_one() -> None:
+    """Claims that name only the question's common words answer another question: "drilling a
+    long run of holes" is no answer on pocket holes. A claim naming a word as rare as the best
+    claim's rarest stays ("spinning" beside "screw" for Tapcons), and so does a fix."""
+    pocket = _claims(
+        "For pocket screws, use the drill with the clutch around 8 so you don't strip the pocket.",
+        "Spritz a little water on the bit when drilling a long run of holes.",
+        "A cordless drill with two batteries covers most jobs around the house.",
+        "Let the hammer drill do the work and pull the bit out to clear the dust.",
+        "A jig with a stepped bit makes clean pocket holes in a minute.",
+        "Drill pilot holes before driving long screws into hardwood.",
+        "Holes in mortar take anchors poorly compared to the brick itself.",
+    )
+    scores = np.array([0.9, 0.8, 0.5, 0.5, 0.7, 0.4, 0.4], dtype=np.float32)
+    kept = _on_subject("Best way to drill pocket holes?", pocket, scores, [0, 1, 4, 5])
+    assert kept == [0, 4]  # "pocket": 2 claims; "holes": 4, "drill": 5
+
+    tapcon = _claims(
+        "For Tapcons, use the bit in the box and drill deeper than the screw goes.",
+        "Tapcons spinning usually means the hole is oversized from a worn bit.",
+        "Tapcons are fine for a light shelf on a wall.",
+        "Switch to a fresh carbide bit and redrill an inch over. That fixed it every time.",
+    )
+    scores = np.array([0.9, 0.8, 0.5, 0.6], dtype=np.float32)
+    question = "How do I stop Tapcon screws from spinning in concrete?"
+    assert tapcon[3].fix and "That fixed it" in tapcon[3].text
+    assert _on_subject(question, tapcon, scores, [0, 1, 2, 3]) == [0, 1, 3]
+    assert _on_subject(question, tapcon, scores, [0]) == [0]

@@ -127,6 +127,7 @@ def local_answer(
     answering = _answering(
         candidates, scores, relevance, _lexical(request.query, candidates), limits
     )
+    answering = _on_subject(request.query, candidates, scores, answering)
     lead = _pick_lead(candidates, scores, similarity, answering, limits)
     most = MAX_SUMMARY_SENTENCES.get(limits.intent, MAX_SUMMARY_SENTENCES["general"])
     focused = limits.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
@@ -224,18 +225,51 @@ def _scores(
     return np.asarray(blended, dtype=np.float32)
 
 
-def _lexical(query: str, candidates: list[Candidate]) -> Floats:
-    """Share of the question's words each claim holds, a word weighted by how rare it is in
-    the evidence: "Obsidian" in a Plaud thread says more than "Plaud" does."""
-    terms = sorted(content_terms(query))
-    if not terms:
-        return np.zeros(len(candidates), dtype=np.float32)
+def _term_weights(
+    query: str, candidates: list[Candidate]
+) -> tuple[list[set[str]], dict[str, float]]:
+    """Each claim's content words, and each question word's weight: how rare it is in the
+    evidence ("Obsidian" in a Plaud thread says more than "Plaud" does)."""
     held = [content_terms(c.text) for c in candidates]
     count = len(candidates)
-    weight = {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in terms}
+    terms = sorted(content_terms(query))
+    return held, {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in terms}
+
+
+def _lexical(query: str, candidates: list[Candidate]) -> Floats:
+    """Share of the question's words each claim holds, a word weighted by its rarity."""
+    held, weight = _term_weights(query, candidates)
     total = sum(weight.values())
-    return np.array([sum(weight[t] for t in terms if t in h) / total for h in held],
+    if not total:
+        return np.zeros(len(candidates), dtype=np.float32)
+    return np.array([sum(w for t, w in weight.items() if t in h) / total for h in held],
                     dtype=np.float32)  # fmt: skip
+
+
+def _on_subject(
+    query: str, candidates: list[Candidate], scores: Floats, answering: list[int]
+) -> list[int]:
+    """The answering claims that name something of the question as specific as the best of
+    them does: a question word the evidence holds no more often than the best claim's rarest.
+
+    "Best way to drill pocket holes?": the best claim is about pocket screws ("pocket": 1 claim
+    of 123); "spritz water on the bit when drilling a long run of holes" names only "drill"
+    (27) and "holes" (5), and answers another question. "Tapcons spinning usually means the
+    hole is oversized" stays beside "For Tapcons, use the bit … deeper than the screw goes":
+    "spinning" is as rare as "screw". A confirmed fix names the symptom in its own words.
+    """
+    if len(answering) < 2:
+        return answering
+    held, weight = _term_weights(query, candidates)
+    top = max(answering, key=lambda i: float(scores[i]))
+    specific = max((weight[t] for t in weight if t in held[top]), default=None)
+    if specific is None:
+        return answering
+    return [
+        i
+        for i in answering
+        if candidates[i].fix or any(weight[t] >= specific for t in weight if t in held[i])
+    ]
 
 
 def _reader_bonus(
