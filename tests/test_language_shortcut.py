@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from crowdsift.core import language
+from crowdsift.pipeline.evaluation import load_cases
 
 EVAL_CASES = Path(__file__).parents[1] / "data" / "eval" / "cases.json"
 ENGLISH = [
@@ -33,7 +33,7 @@ def _lingua(text: str) -> str:
 
 
 def _corpus() -> list[str]:
-    questions = [case["question"] for case in json.loads(EVAL_CASES.read_text())]
+    questions = [case.question for case in load_cases(EVAL_CASES)]
     return [*questions, *ENGLISH, *NOT_PLAIN]
 
 

@@ -236,9 +236,20 @@ def _expert_ids(value: str | None) -> list[str]:
 @app.command("eval")
 def evaluate(
     cases: Annotated[
-        Path, typer.Option("--cases", help="Labelled evaluation cases (JSON list).")
+        Path, typer.Option("--cases", help="Evaluation cases: {answerable, off_topic} JSON.")
     ] = Path("data/eval/cases.json"),
+    source: Annotated[
+        str,
+        typer.Option("--source", "-s", help="auto | reddit-api | arctic-shift | archive."),
+    ] = "archive",
     engine: Annotated[str | None, typer.Option("--engine", "-e", help="local | openai.")] = None,
+    baseline: Annotated[
+        bool,
+        typer.Option(
+            "--baseline",
+            help="Also answer each case with plain BM25 over the archive, measured alike.",
+        ),
+    ] = False,
     save: Annotated[
         Path | None,
         typer.Option("--save", help="Write FetchResult + SummarizeResult previews here."),
@@ -247,18 +258,33 @@ def evaluate(
         bool, typer.Option("--json", help="Print the cases, totals and targets as JSON.")
     ] = False,
 ) -> None:
-    """Re-run the labelled questions: grounding, key advice, nDCG@5, abstention, answer length.
+    """Re-run labelled questions; measure what the reader is shown: key advice in the answer
+    and its lead, the answering thread's rank (hit@5, MRR), abstention, lines and seconds.
 
-    Exit 1 when a target is missed (key advice >= 90 % of answerable cases, every abstention
-    right, every answer <= 50 lines at 100 columns, every grounding check held).
+    Exit 1 when a target is missed (key advice shown in >= 90 % of answerable cases, every
+    abstention right, every answer <= 50 lines at 100 columns, every grounding check held);
+    2 for a bad case file. Progress goes to stderr, one line per case.
     """
+    import time
+
     from crowdsift.cli.render import render_research
     from crowdsift.pipeline.evaluation import run_eval, summary_lines
     from crowdsift.pipeline.wiring import ResearchOptions
 
     with _exit_codes():
-        options = ResearchOptions(engine=_engine_name(engine), persist=False, source="archive")
-        summary = run_eval(get_settings(), cases, options, render=render_research, save=save)
+        options = ResearchOptions(
+            engine=_engine_name(engine), persist=False, source=_source_name(source)
+        )
+        summary = run_eval(
+            get_settings(),
+            cases,
+            options,
+            render=render_research,
+            save=save,
+            baseline=baseline,
+            clock=time.perf_counter,
+            progress=lambda line: typer.echo(line, err=True),
+        )
     if as_json:
         typer.echo(summary.model_dump_json(indent=2))
     else:

@@ -1,12 +1,15 @@
-"""Answer-quality metrics, as pure functions: key advice, nDCG@5, abstention, answer length.
+"""Answer-quality metrics, as pure functions over what the reader is given.
 
 - **Key advice.** A group of alternative phrases is found when any of its phrases appears in the
-  answer text (summary, highlights and cautions, citation markers removed), compared after
-  ``normalise``: case, quotes, dashes, zero-width characters and runs of spaces do not matter.
-- **nDCG@k**, binary gains, tie-aware (McSherry & Najork, ECIR 2008): threads with equal scores
-  share the average gain of their group, so the order a sort happened to leave among ties does
-  not change the figure. Expected threads missing from the ranking add nothing; the ideal DCG
-  puts ``min(|expected|, k)`` relevant threads first.
+  text measured, compared after ``normalise``: case, quotes, dashes, zero-width characters,
+  runs of spaces and the terminal's line wrapping do not matter. The text measured is the
+  *shown* answer (the default terminal rendering, not ``--full``) or its *lead*
+  (``lead_of``: the paragraph it opens with, before the highlights): advice the reader only
+  finds behind ``--full`` was not given to them.
+- **Thread rank.** Where the thread that answers the question sits in a ranking of distinct
+  threads (``threads_of``: a comment source counts as its post's thread), 1-based, the best of
+  the expected threads; None when absent. ``reciprocal_rank`` is 1/rank, 0 when absent (its
+  mean is MRR); hit@k is rank ≤ k.
 - **Abstention**: ``SummarizeResult.abstained`` (the synthesis declined: nothing fetched
   mentions the question's subject). A run that found no posts at all did not abstain.
 - **Length**: rows of a terminal ``width`` columns wide (a longer line wraps onto more rows).
@@ -17,9 +20,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from crowdsift.core.citations import remove_markers
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
@@ -28,21 +30,17 @@ _LOOKALIKES = str.maketrans(
     | {"\u2212": "-", "\u00a0": " "}
 )
 _SPACES = re.compile(r"\s+")
+_WRAPPED_HYPHEN = re.compile(r"(?<=\w-)\n[ \t]*")
+"""A line the terminal broke after a word's hyphen ("force-" / "close"): one word again."""
+_THREAD = re.compile(r"/comments/([A-Za-z0-9]+)(?:[/?#]|$)")
 
 
 def normalise(text: str) -> str:
     """``text`` for phrase matching: NFKC, no invisible characters, plain quotes and dashes,
-    single spaces, case-folded."""
+    hyphenated words the terminal wrapped joined again, single spaces, case-folded."""
     text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_LOOKALIKES)
+    text = _WRAPPED_HYPHEN.sub("", text)
     return _SPACES.sub(" ", text).strip().casefold()
-
-
-def answer_text(summary: SummarizeResult | None) -> str:
-    """What a reader reads of an answer: summary, highlights and cautions, without markers."""
-    if summary is None:
-        return ""
-    parts = [summary.summary, *summary.highlights, *summary.cautions]
-    return "\n".join(remove_markers(part) for part in parts)
 
 
 def advice_found(text: str, groups: Sequence[Sequence[str]]) -> list[bool]:
@@ -51,50 +49,39 @@ def advice_found(text: str, groups: Sequence[Sequence[str]]) -> list[bool]:
     return [any(normalise(phrase) in haystack for phrase in group) for group in groups]
 
 
-def ndcg_at_k(
-    ranked: Sequence[tuple[str, float]], relevant: Sequence[str], k: int = 5
-) -> float | None:
-    """Tie-aware nDCG@k of ``ranked`` (``(id, score)``, best first) against ``relevant`` ids.
-
-    None when nothing is relevant (the figure is undefined, not 0 or 1).
-    """
-    if k < 1:
-        raise ValueError("k must be at least 1")
-    wanted = {item.lower() for item in relevant}
-    if not wanted:
-        return None
-    seen: set[str] = set()
-    unique: list[tuple[str, float]] = []
-    for item, score in ranked:
-        if item.lower() not in seen:
-            seen.add(item.lower())
-            unique.append((item.lower(), score))
-    dcg = 0.0
-    position = 0
-    for group in _ties(unique):
-        if position >= k:
-            break
-        gain = sum(1 for item, _ in group if item in wanted) / len(group)
-        shown = range(position + 1, min(position + len(group), k) + 1)
-        dcg += gain * sum(_discount(rank) for rank in shown)
-        position += len(group)
-    ideal = sum(_discount(rank) for rank in range(1, min(len(wanted), k) + 1))
-    return dcg / ideal
+def lead_of(shown: str, *, banner: bool = False) -> str:
+    """The direct answer of a rendered answer: its first paragraph (the lines before the first
+    blank one), after the one-line sample-data banner when the answer carries one."""
+    blocks = [block for block in re.split(r"\n[ \t]*\n", shown.strip("\n")) if block.strip()]
+    if banner and blocks:
+        blocks = blocks[1:]
+    return blocks[0] if blocks else ""
 
 
-def _ties(ranked: Sequence[tuple[str, float]]) -> list[list[tuple[str, float]]]:
-    """Consecutive runs of equal scores (within 1e-12)."""
-    groups: list[list[tuple[str, float]]] = []
-    for item in ranked:
-        if groups and math.isclose(groups[-1][-1][1], item[1], rel_tol=0.0, abs_tol=1e-12):
-            groups[-1].append(item)
-        else:
-            groups.append([item])
-    return groups
+def thread_of(url: str) -> str | None:
+    """The post id of the thread a Reddit permalink (post or comment) belongs to."""
+    match = _THREAD.search(url)
+    return match.group(1).lower() if match else None
 
 
-def _discount(rank: int) -> float:
-    return 1.0 / math.log2(rank + 1)
+def threads_of(urls: Iterable[str]) -> list[str]:
+    """The distinct threads of a list of sources in order (a comment counts as its thread;
+    a source that is not a Reddit thread, a video or product, is left out)."""
+    found = (thread_of(url) for url in urls)
+    return list(dict.fromkeys(thread for thread in found if thread is not None))
+
+
+def best_rank(ranking: Sequence[str], expected: Iterable[str]) -> int | None:
+    """The 1-based rank of the first of ``expected`` in ``ranking`` (distinct ids, best
+    first), or None when none of them is there."""
+    wanted = {item.lower() for item in expected}
+    unique = list(dict.fromkeys(item.lower() for item in ranking))
+    return next((i + 1 for i, item in enumerate(unique) if item in wanted), None)
+
+
+def reciprocal_rank(rank: int | None) -> float:
+    """1/rank, and 0 for a thread that is not ranked at all."""
+    return 0.0 if rank is None else 1.0 / rank
 
 
 def abstained(summary: SummarizeResult | None) -> bool:

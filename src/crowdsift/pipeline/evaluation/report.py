@@ -1,9 +1,16 @@
 """One case's answer measured against its labels, and the totals checked against targets (pure).
 
-Targets (issue 18) for the local engine, applied to whichever engine ran: the key advice in at
-least 90 % of answerable cases, every abstention right (off-topic cases abstain, answerable ones
-do not), every answer at most 50 terminal rows at 100 columns, and every grounding check held.
-nDCG@5 is reported without a target.
+Every answer, crowdsift's or the baseline's, is measured by the same ``measure_answer``: key
+advice in what is shown and in its lead, the answering thread's rank in the answer's own list
+of threads (hit@5, reciprocal rank), abstention, rows and seconds. crowdsift's answer is also
+checked for grounding, and the thread's rank in the run's retrieval order is kept as a
+diagnostic (did retrieval find it at all, or did the answer leave it out?).
+
+Targets (issue 18) for the local engine, applied to whichever engine ran: the key advice in
+what is shown for at least 90 % of answerable cases, every abstention right (off-topic cases
+abstain, answerable ones do not), every answer at most 50 terminal rows at 100 columns, and
+every grounding check held. Lead, hit@5 and MRR are reported without a target; the baseline's
+figures are reported beside crowdsift's, never judged.
 """
 
 from __future__ import annotations
@@ -19,12 +26,30 @@ from crowdsift.pipeline.evaluation.grounding import EvalReport
 from crowdsift.pipeline.evaluation.metrics import (
     abstained,
     advice_found,
-    answer_text,
-    ndcg_at_k,
+    best_rank,
+    lead_of,
+    reciprocal_rank,
     share,
     terminal_rows,
+    threads_of,
 )
 from crowdsift.pipeline.result import ResearchResult
+from crowdsift.pipeline.synthesis.display import numbered_sources
+
+__all__ = [
+    "CaseReport",
+    "EvalSummary",
+    "EvalTargets",
+    "EvalTotals",
+    "Measures",
+    "SideTotals",
+    "TargetCheck",
+    "measure",
+    "measure_answer",
+    "side_totals",
+    "summarise",
+    "terminal_rows",
+]
 
 
 class EvalTargets(BaseModel):
@@ -36,27 +61,77 @@ class EvalTargets(BaseModel):
     line_width: int = Field(100, ge=20, description="terminal columns the lines are counted at")
 
 
+class Measures(BaseModel):
+    """One answer against its case, as the reader gets it (crowdsift's or the baseline's)."""
+
+    shown_found: int = Field(description="groups of key advice found in the shown answer")
+    lead_found: int = Field(description="groups found in its lead (the direct answer)")
+    shown_hit: bool | None = Field(description="every group shown; None for an off-topic case")
+    lead_hit: bool | None = Field(description="every group in the lead; None for off-topic")
+    advice_missing: list[list[str]] = Field(description="the groups not in the shown answer")
+    answer_threads: list[str] = Field(description=f"the answer's first {TOP_K} threads")
+    rank: int | None = Field(description="the answering thread's rank there; None when absent")
+    reciprocal_rank: float | None = Field(description="1/rank, 0 when absent; None off-topic")
+    hit_at_5: bool | None = Field(description="rank <= 5; None for an off-topic case")
+    abstained: bool
+    abstention_correct: bool = Field(description="off-topic abstained, answerable did not")
+    lines: int = Field(description="terminal rows of the shown answer")
+    seconds: float = Field(description="wall-clock time of the run")
+
+
+def measure_answer(
+    case: EvalCase,
+    *,
+    shown: str,
+    lead: str,
+    threads: Sequence[str],
+    did_abstain: bool,
+    seconds: float,
+    width: int = 100,
+) -> Measures:
+    """An answer (its shown text, its lead, its threads in order) against ``case``'s labels."""
+    in_shown = advice_found(shown, case.key_advice)
+    in_lead = advice_found(lead, case.key_advice)
+    rank = best_rank(threads, case.threads)
+    answerable = case.answerable
+    return Measures(
+        shown_found=sum(in_shown),
+        lead_found=sum(in_lead),
+        shown_hit=all(in_shown) if answerable else None,
+        lead_hit=all(in_lead) if answerable else None,
+        advice_missing=[
+            list(g) for g, hit in zip(case.key_advice, in_shown, strict=True) if not hit
+        ],
+        answer_threads=list(dict.fromkeys(threads))[:TOP_K],
+        rank=rank,
+        reciprocal_rank=reciprocal_rank(rank) if answerable else None,
+        hit_at_5=(rank is not None and rank <= TOP_K) if answerable else None,
+        abstained=did_abstain,
+        abstention_correct=did_abstain == case.expect_abstain,
+        lines=terminal_rows(shown, width),
+        seconds=round(seconds, 3),
+    )
+
+
 class CaseReport(EvalReport):
-    """The grounding checks of one case (``EvalReport``'s fields) and its answer's quality."""
+    """The grounding checks of one case (``EvalReport``'s fields) and its answers' quality."""
 
     question: str
-    kind: CaseKind | None
+    kind: CaseKind
     expect_abstain: bool
-    abstained: bool
-    abstention_correct: bool | None = Field(description="None for an unlabelled case")
     advice_groups: int
-    advice_found: int
-    advice_hit: bool | None = Field(description="every group found; None when not answerable")
-    advice_missing: list[list[str]] = Field(description="the groups not found")
     expected_threads: list[str]
-    top_threads: list[str] = Field(description=f"the first {TOP_K} ranked post ids")
-    ndcg_at_5: float | None = Field(description="None when no threads are expected")
-    answer_lines: int = Field(description="terminal rows of the rendered answer")
+    crowdsift: Measures
+    retrieval_rank: int | None = Field(
+        description="diagnostic: the thread's rank in the run's retrieval order "
+        "(reddit_response.ranked); None when retrieval did not find it"
+    )
     grounding_passed: bool
     verdict: Literal["PASS", "FAIL"] = Field(
-        description="PASS when grounding held, the advice was found (if answerable), the "
-        "abstention was right (if labelled) and the answer fits the line limit"
+        description="PASS when grounding held, the advice was shown (if answerable), the "
+        "abstention was right and the answer fits the line limit"
     )
+    baseline: Measures | None = Field(None, description="the BM25 baseline (--baseline)")
 
 
 def measure(
@@ -65,58 +140,100 @@ def measure(
     grounding: EvalReport,
     rendered: str,
     targets: EvalTargets,
+    *,
+    seconds: float = 0.0,
 ) -> CaseReport:
-    """``result``'s answer to ``case`` against the case's labels."""
-    summary = result.summary
-    found = advice_found(answer_text(summary), case.key_advice)
+    """``result``'s answer to ``case`` (``rendered``: as the terminal shows it by default)."""
+    synthesis = result.reddit_response.synthesis if result.reddit_response else None
+    _, listed = numbered_sources(result.summary, synthesis)
+    answer = measure_answer(
+        case,
+        shown=rendered,
+        lead=lead_of(rendered, banner=result.sample_data),
+        threads=threads_of(source.url for source in listed),
+        did_abstain=abstained(result.summary),
+        seconds=seconds,
+        width=targets.line_width,
+    )
     ranked = result.reddit_response.ranked if result.reddit_response is not None else []
-    did_abstain = abstained(summary)
-    advice_hit = all(found) if case.answerable else None
-    correct = (did_abstain == case.expect_abstain) if case.labelled else None
-    lines = terminal_rows(rendered, targets.line_width)
     passed = (
         grounding.passed
-        and advice_hit is not False
-        and correct is not False
-        and lines <= targets.max_answer_lines
+        and answer.shown_hit is not False
+        and answer.abstention_correct
+        and answer.lines <= targets.max_answer_lines
     )
     return CaseReport(
         **(grounding.model_dump() | {"engine": grounding.engine or result.engine}),
         question=case.question,
         kind=case.kind,
         expect_abstain=case.expect_abstain,
-        abstained=did_abstain,
-        abstention_correct=correct,
         advice_groups=len(case.key_advice),
-        advice_found=sum(found),
-        advice_hit=advice_hit,
-        advice_missing=[list(g) for g, hit in zip(case.key_advice, found, strict=True) if not hit],
-        expected_threads=list(case.top_threads),
-        top_threads=[post.post_id for post in ranked[:TOP_K]],
-        ndcg_at_5=ndcg_at_k([(p.post_id, p.final_score) for p in ranked], case.top_threads, TOP_K),
-        answer_lines=lines,
+        expected_threads=list(case.threads),
+        crowdsift=answer,
+        retrieval_rank=best_rank([post.post_id for post in ranked], case.threads),
         grounding_passed=grounding.passed,
         verdict="PASS" if passed else "FAIL",
     )
 
 
-class EvalTotals(BaseModel):
-    """The run in numbers (rates are None when no case counts towards them)."""
+class SideTotals(BaseModel):
+    """One side's figures over the run (rates are None when no case counts towards them)."""
 
-    cases: int
-    labelled: int
     answerable: int
     off_topic: int
-    key_advice_hits: int
-    key_advice_rate: float | None
-    ndcg_cases: int
-    mean_ndcg_at_5: float | None
+    shown_hits: int
+    shown_rate: float | None
+    lead_hits: int
+    lead_rate: float | None
+    hits_at_5: int
+    hit_at_5_rate: float | None
+    mrr: float | None = Field(description="mean reciprocal rank over the answerable cases")
+    declined_off_topic: int = Field(description="off-topic cases that abstained")
+    declined_answerable: int = Field(description="answerable cases that abstained (wrongly)")
     abstention_correct: int
     abstention_accuracy: float | None
-    max_answer_lines: int
-    mean_answer_lines: float
+    max_lines: int
+    mean_lines: float
+    seconds: float = Field(description="total wall-clock time of the cases")
+
+
+def side_totals(answers: Sequence[Measures]) -> SideTotals:
+    """The totals of one side's answers."""
+    answerable = [a for a in answers if a.shown_hit is not None]
+    off_topic = [a for a in answers if a.shown_hit is None]
+    shown = sum(1 for a in answerable if a.shown_hit)
+    lead = sum(1 for a in answerable if a.lead_hit)
+    hits = sum(1 for a in answerable if a.hit_at_5)
+    correct = sum(1 for a in answers if a.abstention_correct)
+    lines = [a.lines for a in answers]
+    return SideTotals(
+        answerable=len(answerable),
+        off_topic=len(off_topic),
+        shown_hits=shown,
+        shown_rate=share(shown, len(answerable)),
+        lead_hits=lead,
+        lead_rate=share(lead, len(answerable)),
+        hits_at_5=hits,
+        hit_at_5_rate=share(hits, len(answerable)),
+        mrr=fmean(a.reciprocal_rank or 0.0 for a in answerable) if answerable else None,
+        declined_off_topic=sum(1 for a in off_topic if a.abstained),
+        declined_answerable=sum(1 for a in answerable if a.abstained),
+        abstention_correct=correct,
+        abstention_accuracy=share(correct, len(answers)),
+        max_lines=max(lines, default=0),
+        mean_lines=fmean(lines) if lines else 0.0,
+        seconds=round(sum(a.seconds for a in answers), 3),
+    )
+
+
+class EvalTotals(SideTotals):
+    """crowdsift's figures, its grounding and the retrieval diagnostic."""
+
+    cases: int
     answers_over_limit: int
     grounding_passed: int
+    retrieval_hits_at_5: int = Field(description="answerable cases whose thread retrieval ranked")
+    retrieval_mrr: float | None = Field(description="MRR of the retrieval order (diagnostic)")
 
 
 class TargetCheck(BaseModel):
@@ -132,40 +249,41 @@ class EvalSummary(BaseModel):
     engine: str
     cases: list[CaseReport]
     totals: EvalTotals
+    baseline: SideTotals | None = Field(None, description="the BM25 baseline's totals")
+    baseline_index_seconds: float | None = Field(
+        None, description="time to build the baseline's index (once, not counted per case)"
+    )
     targets: list[TargetCheck]
     passed: bool
 
 
-def summarise(reports: Sequence[CaseReport], targets: EvalTargets) -> EvalSummary:
-    """Totals over ``reports`` and whether each target holds."""
-    answerable = [r for r in reports if r.advice_hit is not None]
-    graded = [r for r in reports if r.abstention_correct is not None]
-    ranked = [r.ndcg_at_5 for r in reports if r.ndcg_at_5 is not None]
-    lines = [r.answer_lines for r in reports]
-    hits = sum(1 for r in answerable if r.advice_hit)
-    correct = sum(1 for r in graded if r.abstention_correct)
+def summarise(
+    reports: Sequence[CaseReport],
+    targets: EvalTargets,
+    *,
+    baseline_index_seconds: float | None = None,
+) -> EvalSummary:
+    """Totals over ``reports`` (and their baseline answers) and whether each target holds."""
+    side = side_totals([r.crowdsift for r in reports])
+    answerable = [r for r in reports if not r.expect_abstain]
+    retrieval = [reciprocal_rank(r.retrieval_rank) for r in answerable]
     totals = EvalTotals(
+        **side.model_dump(),
         cases=len(reports),
-        labelled=len(graded),
-        answerable=len(answerable),
-        off_topic=sum(1 for r in reports if r.expect_abstain),
-        key_advice_hits=hits,
-        key_advice_rate=share(hits, len(answerable)),
-        ndcg_cases=len(ranked),
-        mean_ndcg_at_5=fmean(ranked) if ranked else None,
-        abstention_correct=correct,
-        abstention_accuracy=share(correct, len(graded)),
-        max_answer_lines=max(lines, default=0),
-        mean_answer_lines=fmean(lines) if lines else 0.0,
-        answers_over_limit=sum(1 for n in lines if n > targets.max_answer_lines),
+        answers_over_limit=sum(1 for r in reports if r.crowdsift.lines > targets.max_answer_lines),
         grounding_passed=sum(1 for r in reports if r.grounding_passed),
+        retrieval_hits_at_5=sum(
+            1 for r in answerable if r.retrieval_rank is not None and r.retrieval_rank <= TOP_K
+        ),
+        retrieval_mrr=fmean(retrieval) if retrieval else None,
     )
+    baselines = [r.baseline for r in reports if r.baseline is not None]
     checks = [
-        _at_least("key advice", totals.key_advice_rate, targets.key_advice_rate),
+        _at_least("key advice", totals.shown_rate, targets.key_advice_rate),
         _at_least("abstention", totals.abstention_accuracy, targets.abstention_accuracy),
         TargetCheck(
             name="answer length",
-            value=totals.max_answer_lines,
+            value=totals.max_lines,
             target=f"<= {targets.max_answer_lines} lines",
             passed=totals.answers_over_limit == 0,
         ),
@@ -181,6 +299,8 @@ def summarise(reports: Sequence[CaseReport], targets: EvalTargets) -> EvalSummar
         engine=",".join(engines),
         cases=list(reports),
         totals=totals,
+        baseline=side_totals(baselines) if baselines else None,
+        baseline_index_seconds=baseline_index_seconds if baselines else None,
         targets=checks,
         passed=all(check.passed for check in checks),
     )
