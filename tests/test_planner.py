@@ -166,14 +166,18 @@ def test_an_engines_pick_with_nothing_on_the_topic_is_dropped(
     engine = ScriptedEngine([{**draft, "subreddits": ["chatgptcoding", "dataengineering"]}])
     question = "Airflow vs Dagster for a small data team?"
     outcome = asyncio.run(
-        formulate(question, engine=engine, candidates=demo_profiles, config=SidecarConfig())
+        formulate(
+            question, engine=engine, candidates=demo_profiles, config=SidecarConfig(), closed=False
+        )
     )
     assert outcome.analysis.subreddits == ["dataengineering"]
     assert outcome.replaced == []  # a choice the rules refine, not a lie
     # when every pick is off the topic, the rules choose
     engine = ScriptedEngine([{**draft, "subreddits": ["chatgptcoding", "localllama"]}])
     outcome = asyncio.run(
-        formulate(question, engine=engine, candidates=demo_profiles, config=SidecarConfig())
+        formulate(
+            question, engine=engine, candidates=demo_profiles, config=SidecarConfig(), closed=False
+        )
     )
     assert outcome.analysis.subreddits == ["apacheairflow", "dataengineering"]
 

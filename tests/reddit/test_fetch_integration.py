@@ -38,7 +38,9 @@ def server() -> Iterator[RedditProtocolServer]:
         gadgets.append(raw_post("nsfw1", title="plaud nsfw", over_18=True))
         gadgets.append(raw_post("ad1", title="plaud deal", promoted=True))
         gadgets.append(raw_post("link1", title="plaud link", is_self=False, selftext=""))
-        gadgets.append(raw_post("short1", title="plaud?", selftext="title says it all"))
+        gadgets.append(
+            raw_post("short1", title="plaud?", selftext="title says it all", num_comments=0)
+        )
         corpus.comments["s0t0n0"].append(raw_comment("gone", "s0t0n0", body="[removed]"))
         corpus.load_into(srv)
         srv.mark_unavailable("secretclub", 403, "private")

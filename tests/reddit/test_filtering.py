@@ -52,8 +52,17 @@ def test_rejections_follow_the_seed_order() -> None:
     assert isinstance(off_topic, Rejection)
     assert off_topic.reason == RejectReason.BELOW_THRESHOLD
     assert off_topic.score == 0.0
-    short = screen(raw_post(selftext="title says it all"))
+    short = screen(raw_post(selftext="title says it all", num_comments=0))
     assert isinstance(short, Rejection) and short.reason == RejectReason.TOO_SHORT
+
+
+def test_a_post_without_a_body_but_with_replies_is_kept() -> None:
+    """A link or image post's discussion is in its replies: only one nobody answered is too
+    short to be evidence."""
+    answered = screen(raw_post(selftext="", num_comments=12))
+    assert isinstance(answered, ScreenedPost) and answered.body == ""
+    unanswered = screen(raw_post(selftext="", num_comments=0))
+    assert isinstance(unanswered, Rejection) and unanswered.reason == RejectReason.TOO_SHORT
 
 
 def test_dedupe_is_on_post_id_only_never_on_title() -> None:
@@ -66,7 +75,7 @@ def test_dedupe_is_on_post_id_only_never_on_title() -> None:
 
 def test_rejected_posts_do_not_enter_the_dedupe_memory() -> None:
     seen: set[str] = set()
-    screen(raw_post("a1", selftext="too short"), seen)
+    screen(raw_post("a1", selftext="too short", num_comments=0), seen)
     assert seen == set()
 
 

@@ -75,8 +75,8 @@ def test_local_how_to_question() -> None:
     assert (analysis.temporal, analysis.time_filter) == ("evergreen", "all")
     assert analysis.keywords[0] == "home assistant"
     assert analysis.ai_queries == ["how to home assistant", "home assistant setup"]
-    # the only candidate about it: r/dataengineering and r/github share no word with it
-    assert analysis.subreddits == ["homeassistant"]
+    # an archive (closed candidates): every subreddit it holds is searched, the ranking decides
+    assert analysis.subreddits == [p.name for p in PROFILES]
     assert analysis.language == "en"
     assert analysis.english_question == analysis.question
     assert outcome.usage.calls == 1
@@ -84,7 +84,9 @@ def test_local_how_to_question() -> None:
 
 
 def test_local_comparison_question() -> None:
-    outcome = _run("Airflow vs Dagster in 2026?", LocalEngine(embedder=HashingEmbedder()))
+    outcome = _run(
+        "Airflow vs Dagster in 2026?", LocalEngine(embedder=HashingEmbedder()), closed=False
+    )
     analysis = outcome.analysis
     assert analysis.intent == "comparison"
     assert analysis.compared == ["airflow", "dagster"]
@@ -262,7 +264,8 @@ def test_user_subreddits_win_and_are_normalised() -> None:
 def test_engine_subreddits_are_validated_and_capped() -> None:
     picks = ["r/GitHub", "not a name!", "/r/DataEngineering/", "vscode", "homeassistant"]
     outcome = _run("Copilot for Airflow DAGs?", ScriptedEngine([_draft(subreddits=picks)]))
-    assert outcome.analysis.subreddits == ["github", "dataengineering"]
+    # an archive searches every subreddit it holds; the engine's picks are only screened
+    assert outcome.analysis.subreddits == [p.name for p in PROFILES]
     # a name that is none, and one the source does not have, are the engine's fault: counted
     assert outcome.replaced == [
         'subreddit "not a name!" is not a subreddit name',
@@ -272,7 +275,7 @@ def test_engine_subreddits_are_validated_and_capped() -> None:
 
 def test_the_first_candidate_when_the_engine_picks_none_and_nothing_is_on_topic() -> None:
     engine = ScriptedEngine([_draft(subreddits=["!!"])])
-    assert _run("q?", engine).analysis.subreddits == ["homeassistant"]
+    assert _run("q?", engine, closed=False).analysis.subreddits == ["homeassistant"]
 
 
 def test_no_subreddit_at_all_is_a_plan_error() -> None:
@@ -305,7 +308,9 @@ def test_empty_question_is_a_plan_error_before_any_engine_call() -> None:
     ],
 )
 def test_engine_failure_falls_back_to_rules(failure: Exception) -> None:
-    outcome = _run("How can I give Copilot access to internal docs?", ScriptedEngine([failure]))
+    outcome = _run(
+        "How can I give Copilot access to internal docs?", ScriptedEngine([failure]), closed=False
+    )
     analysis = outcome.analysis
     assert analysis.intent == "how_to"
     assert analysis.ai_mode == "using_ai"
@@ -342,8 +347,14 @@ GADGETS = (
 )
 
 
-def _checked(question: str, candidates: Sequence[SubredditProfile] = GADGETS, **fields: Any) -> Any:
-    return _run(question, ScriptedEngine([_draft(**fields)]), candidates=candidates)
+def _checked(
+    question: str,
+    candidates: Sequence[SubredditProfile] = GADGETS,
+    *,
+    closed: bool = True,
+    **fields: Any,
+) -> Any:
+    return _run(question, ScriptedEngine([_draft(**fields)]), candidates=candidates, closed=closed)
 
 
 @pytest.mark.parametrize(
@@ -428,7 +439,7 @@ def test_a_formulation_with_nothing_usable_is_replaced_whole() -> None:
     assert (analysis.intent, analysis.ai_mode, analysis.compared) == ("general", "none", [])
     assert analysis.keywords == key_phrases(PLAUD)
     assert analysis.ai_queries == ["plaud note experience", "plaud note recommendations"]
-    assert analysis.subreddits == ["productivity", "gadgets"]
+    assert analysis.subreddits == [p.name for p in GADGETS]  # an archive: all it holds
     assert outcome.replaced[-1] == (
         "none of its keywords or queries was usable: the rules wrote all of it"
     )
@@ -451,6 +462,7 @@ def test_a_question_in_another_language_is_anchored_by_its_translation() -> None
         english_question="Is a voice recorder worth buying for recording meetings?",
         keywords=["voice recorder", "meeting recording", "crypto wallet"],
         subreddits=["productivity", "chatgptcoding"],
+        closed=False,
     )
     analysis = outcome.analysis
     assert analysis.keywords == ["voice recorder", "meeting recording"]
@@ -460,7 +472,7 @@ def test_a_question_in_another_language_is_anchored_by_its_translation() -> None
 
 def test_subreddits_the_source_lacks_are_replaced_but_the_users_win() -> None:
     outcome = _checked(PLAUD, keywords=["plaud note"], subreddits=["evil_example", "crypto"])
-    assert outcome.analysis.subreddits == ["productivity", "gadgets"]  # the rules' choice
+    assert outcome.analysis.subreddits == [p.name for p in GADGETS]  # every one it holds
     assert outcome.replaced == [
         "r/evil_example is not a subreddit this source has",
         "r/crypto is not a subreddit this source has",

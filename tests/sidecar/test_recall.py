@@ -1,10 +1,12 @@
 """Planning recall: names in a list are separate search terms, a field's acronym comes after
-the products the question names, a comparison's options survive a trailing clause, and a plan
-that finds too little is widened once with every word of the question."""
+the products the question names, a comparison's options survive a trailing clause, a topic's
+window counts back from the newest post the source holds, and a window that finds too little is
+widened once to all time."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from crowdsift.pipeline.reddit.intent import compared_options
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.planner import key_phrases
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
-from crowdsift.pipeline.reddit.strategies import build_plan, widen, wider_words
+from crowdsift.pipeline.reddit.strategies import anchored, build_plan, search_words, widen
 from crowdsift.sources.archive.demo import ensure_demo_archive
 from crowdsift.sources.archive.source import ArchiveSource
 
@@ -64,19 +66,50 @@ def _analysis(question: str) -> QueryAnalysis:
     )  # fmt: skip
 
 
-def test_widen_adds_one_all_time_search_of_the_questions_words_names_first() -> None:
-    words = wider_words(LLM_BOX)
+NOW = datetime(2026, 11, 27, 12, tzinfo=UTC)
+
+
+def test_the_targeted_search_ors_the_questions_words_names_first() -> None:
+    words = search_words(LLM_BOX)
     assert words[:4] == ["llm", "ollama", "llama.cpp", "vllm"]
     assert not {"best", "one", "up"} & set(words)  # stop words never search
-    analysis = _analysis(LLM_BOX)
-    plan = build_plan(analysis, SidecarConfig(), page_size=25)
-    wider = widen(plan, analysis)
-    assert wider is not None and wider.queries[:-1] == plan.queries
-    extra = wider.queries[-1]
-    assert extra.term == " OR ".join(words) and extra.sort == "relevance"
-    assert extra.time_filter == "all"  # as far back as the timeless search, not last month
-    assert set(words) <= set(wider.search_terms)  # the lexical screen lets its finds through
-    assert widen(wider, analysis) is None  # once
+    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25)
+    assert plan.queries[0].term == " OR ".join(words)
+    assert set(words) <= set(plan.search_terms)  # the lexical screen lets its finds through
+
+
+def test_widen_searches_every_query_over_all_time_once() -> None:
+    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25)
+    assert {q.time_filter for q in plan.queries} == {"month", "all"}  # timeless is all-time
+    wider = widen(plan)
+    assert wider is not None
+    assert [q.term for q in wider.queries] == [q.term for q in plan.queries]
+    assert {(q.time_filter, q.since) for q in wider.queries} == {("all", None)}
+    assert widen(wider) is None  # once
+
+
+def test_a_window_the_user_set_is_never_widened() -> None:
+    since = NOW - timedelta(days=7)
+    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25, since=since, now=NOW)
+    assert widen(plan) is None
+
+
+def test_a_window_counts_back_from_the_newest_post_an_archive_holds() -> None:
+    """An archive of last year's threads has a "last month" of its own, not an empty one."""
+    newest = datetime(2025, 8, 8, tzinfo=UTC)
+    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25, now=NOW, newest=newest)
+    month = [q for q in plan.queries if q.strategy != "timeless"]
+    assert {q.since for q in month} == {newest - timedelta(days=30)}
+    assert {q.time_filter for q in month} == {"all"}  # the filter reaching that far back
+    [timeless] = [q for q in plan.queries if q.strategy == "timeless"]
+    assert (timeless.time_filter, timeless.since) == ("all", None)
+
+
+def test_a_live_sources_window_counts_back_from_now() -> None:
+    query = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25).queries[0]
+    assert anchored(query, NOW - timedelta(hours=3), NOW) == query
+    bound = NOW - timedelta(days=60)
+    assert anchored(query, bound, NOW).since == bound - timedelta(days=30)
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +117,10 @@ def demo_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ensure_demo_archive(tmp_path_factory.mktemp("demo"))
 
 
-def test_a_plan_that_finds_too_little_is_widened_once(demo_archive: Path) -> None:
-    """Last month of r/localllama is empty in the demo archive: the plan's own searches find
-    almost nothing, the widened one finds the "Ollama vs llama.cpp server vs vLLM" thread."""
+def test_a_window_that_finds_too_little_is_widened_once(demo_archive: Path) -> None:
+    """The last month of r/localllama's newest post holds fewer than five threads in the demo
+    archive: the plan widens once to all time and finds the "Ollama vs llama.cpp server vs
+    vLLM" thread."""
     source = ArchiveSource(demo_archive)
     deps = SidecarDeps(
         source=source, engine=LocalEngine(embedder=HashingEmbedder()), config=SidecarConfig(),
@@ -96,8 +130,8 @@ def test_a_plan_that_finds_too_little_is_widened_once(demo_archive: Path) -> Non
         run = asyncio.run(run_reddit(LLM_BOX, deps, subreddits=["localllama"]))
     finally:
         source.close()
-    assert run.plan is not None
-    widened = [q for q in run.plan.queries if q.term == " OR ".join(wider_words(LLM_BOX))]
-    assert len(widened) == 1
-    assert len(run.candidates) >= MIN_CANDIDATES
+    assert run.plan is not None and run.newest is not None
+    assert run.widened_from is not None and run.widened_from < MIN_CANDIDATES
+    assert {(q.time_filter, q.since) for q in run.plan.queries} == {("all", None)}
+    assert len(run.candidates) > run.widened_from
     assert "15lwf33" in {c.post.id for c in run.candidates}

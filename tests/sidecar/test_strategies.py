@@ -10,10 +10,10 @@ from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
     build_plan,
     build_queries,
-    head_words,
     or_term,
     plan_queries,
     quote_phrase,
+    search_words,
     sniper,
     targeted,
     timeless,
@@ -51,19 +51,33 @@ def test_or_term_quotes_phrases_and_takes_four_keywords() -> None:
     assert or_term(["proxmox"]) == "proxmox"
 
 
-def test_targeted_is_one_combined_query() -> None:
+def test_targeted_is_one_query_of_the_questions_own_words() -> None:
     [query] = targeted(_analysis(), CONFIG)
     assert query.strategy == "targeted"
-    assert query.term == '"home assistant" OR "raspberry pi" OR zigbee OR hass OR raspberry'
+    assert query.term == "home OR assistant OR raspberry OR set"
     assert query.subreddits == ["homeassistant", "raspberry_pi"]
     assert (query.sort, query.time_filter) == ("relevance", "month")
+    # a question with no usable word searches its keywords instead
+    [fallback] = targeted(_analysis(english_question="How do I?"), CONFIG)
+    assert fallback.term == '"home assistant" OR "raspberry pi" OR zigbee OR hass'
 
 
-def test_head_words_widen_the_targeted_search_to_the_phrases_first_words() -> None:
-    """A thread titled "Tapcons keep spinning" never says "tapcon screws"."""
-    assert head_words(["tapcon screws", "concrete block", "block wall"]) == ["tapcon", "concrete"]
-    assert head_words(["home assistant", "zigbee", "plaud.ai app"]) == []  # short, single, odd
-    assert head_words(['"noise cancelling" headphones', "noise floor"]) == ["noise"]
+def test_search_words_are_single_words_names_first() -> None:
+    """Not pairs of neighbours ("prompt sometimes"): BM25 ranks a thread with more of the words
+    first anyway. Names lead; a model number is a name, a quantity or a year is not."""
+    words = search_words("Why does the same prompt sometimes give much worse output on vLLM?")
+    assert words[0] == "vllm"
+    assert "prompt" in words and "output" in words
+    assert not [w for w in words if " " in w]
+    assert not {"why", "does", "the", "same"} & set(words)
+    assert search_words("Is a 4090 with 16 GB enough in 2025?") == ["4090", "enough", "2025"]
+
+
+def test_a_hyphenated_compound_is_searched_as_written_and_joined() -> None:
+    """People write "wi-fi" and "wifi", "e-mail" and "email"; a model number only one way."""
+    assert search_words("Wi-Fi drops after an e-mail?")[:4] == ["wi-fi", "wifi", "e-mail", "email"]
+    assert search_words("Is the WH-1000XM5 comfy?")[0] == "wh-1000xm5"
+    assert "wh1000xm5" not in search_words("Is the WH-1000XM5 comfy?")
 
 
 def test_ai_intent_one_query_each_capped() -> None:
@@ -117,13 +131,16 @@ def test_the_plan_carries_every_query_with_the_page_size_and_the_lexical_terms()
     assert plan.queries == [
         q.model_copy(update={"limit": 30}) for q in build_queries(analysis, CONFIG)
     ]
-    assert plan.search_terms == [*analysis.keywords, *analysis.ai_queries]
+    # the lexical screen scores the keywords, the queries and the targeted search's words
+    words = search_words(analysis.english_question)
+    assert plan.search_terms == [*analysis.keywords, *analysis.ai_queries, *words]
     assert plan.subreddits == analysis.subreddits
     assert "strategies=targeted,ai_intent,sniper,timeless" in (plan.notes or "")
 
 
 def test_exact_duplicates_run_once_and_keep_who_asked() -> None:
     analysis = _analysis(
+        english_question="Proxmox?",
         keywords=["proxmox"],
         ai_queries=["Proxmox  Guide", "proxmox"],
         time_filter="all",

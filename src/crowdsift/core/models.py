@@ -74,6 +74,12 @@ class PlanQuery(_Model):
     sort: SearchSort = "relevance"
     time_filter: TimeFilter = "all"
     limit: int = Field(25, ge=1, le=100)
+    since: Since = Field(
+        None,
+        description="this query's own lower bound on created_utc: a topic window counted back "
+        "from the newest post the source holds (an archive of last year's threads has a "
+        "'last month' of its own); the plan's since, when set, wins",
+    )
 
 
 class SearchPlan(_Model):
@@ -224,6 +230,14 @@ class Candidate(_Model):
         True,
         description="false when the post's votes and comment count are a source's placeholders "
         "(Arctic Shift before its second retrieval): rankers treat them as unknown",
+    )
+    retrieval: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="where the searches ranked it, fused across the plan's relevance-sorted "
+        "searches by reciprocal rank (1.0 = the best fused rank of the set; 0.0 = found only "
+        "by a search sorted by date or votes)",
     )
 
     @property

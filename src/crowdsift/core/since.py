@@ -163,23 +163,38 @@ _DEFAULT_WINDOWS: dict[str, str] = {
 }
 
 
-def describe_window(since: datetime | None, default: TimeFilter | None = None) -> str | None:
+def describe_window(
+    since: datetime | None,
+    default: TimeFilter | None = None,
+    *,
+    newest: datetime | None = None,
+    widened_from: int | None = None,
+) -> str | None:
     """The window a run searched, as the answer states it.
 
     With ``--since``: "threads since 2026-10-26". Without it, the automatic window of the
     question's topic (``default``): "threads from the last month (fast-moving topic), plus
-    the all-time top threads" or "threads from any time"; None when nothing was searched."""
+    the all-time top threads" or "threads from any time"; None when nothing was searched.
+    ``newest`` is the newest post an archive holds, which the window counted back from (None:
+    from now); ``widened_from`` the threads that window held when it was too few and the
+    search widened once to all time."""
     if since is not None:
         return f"threads since {format_since(since)}"
     if default is None:
         return None
+    span = _DEFAULT_WINDOWS.get(default, "")
+    if newest is not None:
+        span = f"{span.replace('the last', 'the')} up to {_utc(newest).date().isoformat()}"
+    if widened_from is not None:
+        held = "no thread" if widened_from == 0 else f"only {widened_from}"
+        return (
+            f"threads from any time: {span} held {held}, so the search widened once "
+            "(--since sets the window)"
+        )
     if default == "all":
         return "threads from any time (--since narrows it)"
     reason = " (fast-moving topic)" if default == "month" else ""
-    return (
-        f"threads from {_DEFAULT_WINDOWS[default]}{reason}, plus the all-time top threads "
-        "(--since sets the window)"
-    )
+    return f"threads from {span}{reason}, plus the all-time top threads (--since sets the window)"
 
 
 def _resolve(value: Any) -> Any:

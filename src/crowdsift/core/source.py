@@ -7,6 +7,7 @@ pure filtering layer serves them all. Nothing here performs I/O.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -97,4 +98,16 @@ class RedditSource(Protocol):
 
     def close(self) -> None:
         """Release connections or files the source owns (not injected ones)."""
+        ...
+
+
+@runtime_checkable
+class HoldsHistory(Protocol):
+    """A source that stores what it serves (an archive) and so knows how far its posts reach.
+
+    Live sources do not implement it: their newest post is now."""
+
+    def newest_post(self, subreddits: Sequence[str]) -> datetime | None:
+        """When the newest post of ``subreddits`` (all it holds when empty) was created;
+        None when it holds none."""
         ...

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
-from crowdsift.core.config import Settings, SourceName, TimeFilter
+from crowdsift.core.config import Settings, SourceName
 from crowdsift.core.errors import ConfigError, CrowdsiftError, PlanError
 from crowdsift.core.models import FetchResult
 from crowdsift.core.since import describe_window
@@ -274,15 +274,21 @@ async def run_research(
         sample_data=(deps.sample_data or answered_by_sample(deps.source))
         and reddit.run is not None,
         source_status=source_status(deps.source),
-        window=describe_window(deps.since, _topic_window(reddit.run)),
+        window=_window(deps.since, reddit.run),
     )
     evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
     return AskRun(result=result, evidence=evidence or _empty_evidence(question))
 
 
-def _topic_window(run: RedditRun | None) -> TimeFilter | None:
-    """The automatic window the formulation chose (None when Reddit was not searched)."""
-    return run.analysis.time_filter if run is not None and run.analysis is not None else None
+def _window(since: datetime | None, run: RedditRun | None) -> str | None:
+    """The window line: ``--since``'s, else the automatic one the formulation chose, counted
+    back from the newest post an archive holds and maybe widened (None when Reddit was not
+    searched)."""
+    if run is None or run.analysis is None:
+        return describe_window(since)
+    return describe_window(
+        since, run.analysis.time_filter, newest=run.newest, widened_from=run.widened_from
+    )
 
 
 async def _ask_experts(

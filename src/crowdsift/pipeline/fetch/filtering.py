@@ -112,7 +112,9 @@ def screen_post(
     )
     if not relevance.passed:
         return Rejection(post_id, RejectReason.BELOW_THRESHOLD, relevance.relevance_score)
-    if len(body) < config.min_post_chars:
+    if len(body) < config.min_post_chars and as_int(raw.get("num_comments")) < 1:
+        # A link or image post's replies are its discussion: only a short post nobody
+        # answered is too short to be evidence.
         return Rejection(post_id, RejectReason.TOO_SHORT, relevance.relevance_score)
     if not post_id or post_id in seen_post_ids:
         return Rejection(post_id, RejectReason.DUPLICATE, relevance.relevance_score)

@@ -2,11 +2,11 @@
 
 ``search_calls`` turns a plan into the requests a source of a given kind can answer. A plan made
 by ``crowdsift ask`` lists ``queries`` (each with its strategy, sort, time filter and page
-size); Reddit's API searches a multireddit (``r/a+b+c``) with boolean ``OR`` in one request;
-the local archive understands ``OR`` but searches one subreddit at a time; Arctic Shift has
-neither, so an ``OR`` term is split into its alternatives. A plan without ``queries`` (seed
-000's, e.g. a plan file for ``crowdsift fetch``) is the cross product of its subreddits and
-terms with the fetcher's own sort and time filter. A plan with ``since`` (``--since``) asks
+size); Reddit's API and the local archive search a multireddit (``r/a+b+c``) with boolean
+``OR`` in one request; Arctic Shift has neither, so an ``OR`` term is split into its
+alternatives. A plan without ``queries`` (seed 000's, e.g. a plan file for ``crowdsift
+fetch``) is the cross product of its subreddits and terms with the fetcher's own sort and
+time filter. A plan with ``since`` (``--since``) asks
 every call for the window covering it and hands each source the bound itself.
 
 ``screen_replies`` runs the filtering layer over the replies **in call order**, so candidates,
@@ -103,16 +103,17 @@ def search_calls(
     calls: list[SearchCall] = []
     for query in plan.queries:
         limit = min(query.limit * scale, 100 * scale)
-        if source == "reddit-api":
+        if source in ("reddit-api", "archive"):
             subs = ["+".join(query.subreddits)]
             terms = [query.term]
         elif source == "arctic-shift":
             subs, terms = query.subreddits, or_alternatives(query.term)
         else:
             subs, terms = query.subreddits, [query.term]
+        bound = since if since is not None else query.since
         calls += [
             SearchCall(
-                sub, term, query.sort, window or query.time_filter, limit, query.strategy, since
+                sub, term, query.sort, window or query.time_filter, limit, query.strategy, bound
             )
             for sub in subs
             for term in terms
@@ -137,11 +138,15 @@ def screen_replies(
     ``since`` drops posts created before it (``too_old``)."""
     by_id: dict[str, Candidate] = {}
     rejected: set[str] = set()
+    fused: dict[str, float] = {}
     for reply in replies:
         _note_reply(reply, report)
-        for raw in reply.posts:
+        ranked = reply.call.sort == "relevance"
+        for position, raw in enumerate(reply.posts):
             report.posts_seen += 1
             post_id = raw_id(raw)
+            if ranked:
+                fused[post_id] = fused.get(post_id, 0.0) + 1.0 / (RRF_K + position + 1)
             strategy = reply.call.strategy
             if post_id in by_id:
                 known = by_id[post_id]
@@ -175,7 +180,7 @@ def screen_replies(
                 link_url=_link_url(raw),
                 engagement_known=not raw.get(ENGAGEMENT_PENDING),
             )
-    found = list(by_id.values())
+    found = with_retrieval(list(by_id.values()), fused)
     if title_similarity is None:
         report.posts_accepted = len(found)
         return Screened(found)
@@ -184,6 +189,23 @@ def screen_replies(
         report.count_post(RejectReason.DUPLICATE)
     report.posts_accepted = len(folded.kept)
     return Screened(folded.kept, folded.removed)
+
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al. 2009): a thread ranked r-th by a search
+earns 1 / (RRF_K + r) from it; the sum over searches orders the candidates, so a thread that
+several searches rank high beats one a single search ranks first."""
+
+
+def with_retrieval(candidates: list[Candidate], fused: dict[str, float]) -> list[Candidate]:
+    """Each candidate with its fused rank (``Candidate.retrieval``), scaled so the best is 1."""
+    top = max((fused.get(c.post.id, 0.0) for c in candidates), default=0.0)
+    if top <= 0.0:
+        return candidates
+    return [
+        c.model_copy(update={"retrieval": round(fused.get(c.post.id, 0.0) / top, 6)})
+        for c in candidates
+    ]
 
 
 def _note_reply(reply: SearchReply, report: FetchReport) -> None:

@@ -31,7 +31,7 @@ from crowdsift.core.config import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.since import format_since
-from crowdsift.core.source import RedditSource
+from crowdsift.core.source import HoldsHistory, RedditSource
 from crowdsift.core.store import CommentStore
 from crowdsift.core.text import utc_now
 from crowdsift.core.tracing import annotate, stage_span
@@ -115,6 +115,12 @@ class RedditRun:
     timed_out: bool = False
     stage: str = "formulate"
     drilled: dict[str, DrilledThread] = field(default_factory=dict)
+    newest: datetime | None = None
+    """The newest post the source holds for the subreddits searched (None: a live source);
+    the topic's window counted back from it."""
+    widened_from: int | None = None
+    """How many threads the topic's window held when that was too few and the search widened
+    once to all time; None when it did not widen."""
 
 
 async def run_reddit(
@@ -151,6 +157,14 @@ async def run_reddit(
     return run
 
 
+def newest_held(source: RedditSource, subreddits: Sequence[str]) -> datetime | None:
+    """The newest post ``source`` holds in ``subreddits``, when it is a store that knows (an
+    archive); None for a live source, whose windows count back from now."""
+    if not isinstance(source, HoldsHistory):
+        return None
+    return source.newest_post(subreddits)
+
+
 def bound_message(timeout_s: float, stage: str) -> str:
     """What a run that hit ``CROWDSIFT_SIDECAR_TIMEOUT`` says, naming the stage it was in."""
     return (
@@ -175,9 +189,11 @@ async def _stages(
         )  # fmt: skip
         run.analysis = analysis = formulated.analysis
         run.errors += formulated.errors
+        run.newest = newest_held(deps.source, analysis.subreddits)
         run.plan = plan = build_plan(
-            analysis, config, page_size=deps.search.page_size, since=deps.since, now=deps.clock()
-        )
+            analysis, config, page_size=deps.search.page_size, since=deps.since,
+            now=deps.clock(), newest=run.newest,
+        )  # fmt: skip
 
     with _Timed(run, "search"):
         deps.progress(
@@ -223,10 +239,10 @@ async def _search_and_gate(
     async def search(scale: int) -> tuple[list[Candidate], bool]:
         nonlocal plan
         found = await runner.call(fetcher.search, plan, scale=scale)
-        wider = widen(plan, analysis) if len(found.candidates) < MIN_CANDIDATES else None
-        if wider is not None:  # too little: once more with every word of the question
-            log.info("sidecar_search_widened", found=len(found.candidates),
-                     term=wider.queries[-1].term)  # fmt: skip
+        wider = widen(plan) if len(found.candidates) < MIN_CANDIDATES else None
+        if wider is not None:  # the window held too little: once more over all time
+            log.info("sidecar_search_widened", found=len(found.candidates))
+            run.widened_from = len(found.candidates)
             run.plan = plan = wider
             found = await runner.call(fetcher.search, plan, scale=scale)
         run.report, run.candidates = found.report, found.candidates

@@ -399,6 +399,8 @@ def _subreddits(
     known = [c.name for c in candidates]
     screened = screen_subreddits(proposed, known if closed else [])
     replaced += screened.dropped
+    if closed and known:  # an archive: every subreddit it holds is searched, the ranking decides
+        return known
     chosen = screened.kept
     if candidates and chosen:
         topical = topical_subreddits(topic, candidates, len(candidates))

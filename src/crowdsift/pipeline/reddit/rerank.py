@@ -60,24 +60,28 @@ def candidate_engagement(candidates: Sequence[Candidate]) -> list[float]:
     return [neutral if value is None else value for value in values]
 
 
-def heuristic_score(candidate: Candidate, engagement: float) -> float:
-    """``0.6 × lexical + 0.3 × engagement + 0.1 × strategies/4``: the pre-rerank order.
+def heuristic_score(candidate: Candidate, engagement: float, *, ranked: bool = True) -> float:
+    """``0.6 × retrieval + 0.3 × engagement + 0.1 × strategies/4``: the pre-rerank order.
 
-    ``lexical`` is the fetch's ``post.relevance_score``, ``engagement`` normalised over the set,
-    and a post several strategies found independently is more likely on-topic.
+    ``retrieval`` is where the searches ranked the post, fused (``Candidate.retrieval``); when
+    no search of the set was ranked by relevance (``ranked`` False: a plan sorted by date or
+    votes), the fetch's lexical ``post.relevance_score`` stands in. ``engagement`` is
+    normalised over the set, and a post several strategies found independently is more
+    likely on-topic.
     """
     share = len(set(candidate.strategies)) / len(STRATEGIES)
-    return (
-        H_LEXICAL * candidate.post.relevance_score
-        + H_ENGAGEMENT * engagement
-        + H_STRATEGIES * share
-    )
+    relevance = candidate.retrieval if ranked else candidate.post.relevance_score
+    return H_LEXICAL * relevance + H_ENGAGEMENT * engagement + H_STRATEGIES * share
 
 
 def heuristic_order(candidates: Sequence[Candidate]) -> list[Candidate]:
     """Candidates by ``heuristic_score`` (highest first), ties by post id."""
     engagement = candidate_engagement(candidates)
-    scored = [(heuristic_score(c, e), c) for c, e in zip(candidates, engagement, strict=True)]
+    ranked = any(c.retrieval > 0.0 for c in candidates)
+    scored = [
+        (heuristic_score(c, e, ranked=ranked), c)
+        for c, e in zip(candidates, engagement, strict=True)
+    ]
     scored.sort(key=lambda item: (-item[0], item[1].post.id))
     return [candidate for _, candidate in scored]
 

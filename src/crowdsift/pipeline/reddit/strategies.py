@@ -23,14 +23,15 @@ the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also l
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from crowdsift.core.config import SearchSort, TimeFilter
 from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import PlanQuery, SearchPlan, Strategy
-from crowdsift.core.since import covering_window
+from crowdsift.core.since import WINDOW_SECONDS, covering_window
 from crowdsift.core.text import STOPWORDS
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, WORD, is_product_word
@@ -54,33 +55,12 @@ def or_term(keywords: list[str]) -> str:
     return " OR ".join(dict.fromkeys(p for p in parts if p))
 
 
-MAX_HEAD_WORDS = 2
-"""Single words the targeted search adds beside its phrases (see ``head_words``)."""
-
-
-def head_words(keywords: list[str]) -> list[str]:
-    """The first word of each of the first keyword phrases, when it is a plain word of 5+
-    letters: a thread titled "Tapcons keep spinning" never says "tapcon screws", and the
-    relevance gate, not the search, is what keeps a broad search on topic."""
-    heads: list[str] = []
-    for keyword in keywords[:MAX_TARGETED_KEYWORDS]:
-        words = keyword.replace('"', " ").split()
-        if len(words) > 1 and words[0].isalpha() and len(words[0]) >= 5:
-            heads.append(words[0].lower())
-    return list(dict.fromkeys(heads))[:MAX_HEAD_WORDS]
-
-
 def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
-    """One search: any of the keywords, or the head word of the first ones, in all chosen
-    subreddits."""
-    term = or_term(analysis.keywords)
-    extra = [
-        w
-        for w in head_words(analysis.keywords)
-        if w not in analysis.keywords[:MAX_TARGETED_KEYWORDS]
-    ]
-    if term and extra:
-        term = " OR ".join([term, *extra])
+    """One search, ranked by relevance: any of the question's own words (``search_words``), in
+    all chosen subreddits. BM25 ranks a thread holding more and rarer of them first, in its
+    title, body or replies; a question without a usable word searches its keywords."""
+    words = search_words(analysis.english_question)
+    term = " OR ".join(words) if words else or_term(analysis.keywords)
     return [_query("targeted", term, analysis, config)] if term else []
 
 
@@ -106,55 +86,67 @@ def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     return [_query("timeless", core, analysis, config, sort="top", time_filter="all")]
 
 
-MAX_WIDER_WORDS = 10
-"""Words the wider search ORs together (Reddit caps a query at 512 characters)."""
+MAX_SEARCH_WORDS = 10
+"""Words the targeted search ORs together (Reddit caps a query at 512 characters)."""
+MIN_MODEL_DIGITS = 3
+"""A number of this many digits or more is a name ("4090", "5070"), not a quantity ("16")."""
 
 
-def wider_words(question: str) -> list[str]:
+def search_words(question: str) -> list[str]:
     """The question's own words that can name its topic, each once: names first ("Ollama",
-    "vLLM": the most specific), then the others in order; no stop words, no words every
-    question uses ("fix", "keep", "work"), no bare numbers, 3+ letters."""
+    "vLLM", "4090": the most specific), then the others in order; no stop words, no words
+    every question uses ("fix", "keep", "work"), no quantities, 3+ characters. Single words, not
+    pairs of neighbours: "prompt sometimes" names nothing, and ranking by BM25 already puts a
+    thread holding several of the words first."""
     found = list(enumerate(WORD.findall(question)))
-    found.sort(key=lambda pair: not is_product_word(pair[1], pair[0]))
+    found.sort(key=lambda pair: not _names_something(pair[1], pair[0]))
     kept = [
         lowered
         for _, word in found
         if len(lowered := word.lower()) > 2
-        and not lowered.isdigit()
+        and (not lowered.isdigit() or len(lowered) >= MIN_MODEL_DIGITS)
         and lowered not in STOPWORDS
         and lowered not in GENERIC_WORDS
         and lowered.removesuffix("s") not in GENERIC_WORDS
         and "'" not in lowered
     ]
-    return list(dict.fromkeys(kept))[:MAX_WIDER_WORDS]
+    return list(dict.fromkeys(form for word in kept for form in _spellings(word)))[
+        :MAX_SEARCH_WORDS
+    ]
 
 
-def widen(plan: SearchPlan, analysis: QueryAnalysis) -> SearchPlan | None:
-    """The plan plus one wider targeted search, or None when it has nothing to add.
+def _spellings(word: str) -> list[str]:
+    """A hyphenated compound as written and joined: people write "wi-fi" and "wifi", "e-mail"
+    and "email", "set-up" and "setup"; a model number ("wh-1000xm5") only as written."""
+    parts = word.split("-")
+    if len(parts) > 1 and all(part.isalpha() for part in parts):
+        return [word, "".join(parts)]
+    return [word]
 
-    When the plan's own searches find too little (``branch``: fewer than
-    ``MIN_CANDIDATES``), the question's words were not the threads' words — a thread says
-    "hallucinates" where the asker says "makes up answers", or a fast-moving topic's last
-    month is empty. The wider search ORs every content word of the question (``wider_words``)
-    as far back as the timeless search looks, ranked by relevance; the relevance gate, not the
-    search, keeps it on topic; the words join the plan's ``search_terms`` so the lexical
-    screen lets what they found through."""
-    words = wider_words(analysis.english_question)
-    if not words or any(q.strategy == "targeted" and q.sort == "relevance" and
-                        q.term == " OR ".join(words) for q in plan.queries):  # fmt: skip
+
+def _names_something(word: str, index: int) -> bool:
+    """A product-like word, or a model number that is not a year ("4090", not "2025")."""
+    if word.isdigit():
+        return len(word) >= MIN_MODEL_DIGITS and not _YEAR.fullmatch(word)
+    return is_product_word(word, index)
+
+
+_YEAR = re.compile(r"(19|20)[0-9]{2}")
+
+
+def widen(plan: SearchPlan) -> SearchPlan | None:
+    """The plan over all time, or None when it already searches all time.
+
+    When the plan's own searches find too little (``branch``: fewer than ``MIN_CANDIDATES``
+    threads), the topic's window held too little: a fast-moving topic's last month of an
+    archive, or of a quiet community. The plan widens once, every query to all time; a window
+    the user set (``--since``) is never widened."""
+    if plan.since is not None:
         return None
-    reach = next((q.time_filter for q in plan.queries if q.strategy == "timeless"), "all")
-    first = plan.queries[0] if plan.queries else None
-    query = PlanQuery(
-        strategy="targeted",
-        term=" OR ".join(words),
-        subreddits=list(first.subreddits if first else plan.subreddits),
-        sort="relevance",
-        time_filter=reach,
-        limit=first.limit if first else 25,
-    )
-    terms = list(dict.fromkeys([*plan.search_terms, *words]))[:50]
-    return plan.model_copy(update={"queries": [*plan.queries, query][:50], "search_terms": terms})
+    if all(q.time_filter == "all" and q.since is None for q in plan.queries):
+        return None
+    queries = [q.model_copy(update={"time_filter": "all", "since": None}) for q in plan.queries]
+    return plan.model_copy(update={"queries": queries})
 
 
 @dataclass
@@ -202,13 +194,19 @@ def build_plan(
     page_size: int,
     since: datetime | None = None,
     now: datetime | None = None,
+    newest: datetime | None = None,
 ) -> SearchPlan:
     """The plan the fetcher runs: the strategies' queries, each asking for a first page of
     ``page_size`` (``CROWDSIFT_PAGE_SIZE``), and as ``search_terms`` the phrases the filtering
     layer scores lexical relevance against (keywords and formulated queries).
 
     ``since`` (``--since``, with the ``now`` it was measured from) replaces every query's time
-    filter by the smallest window covering it and rides along as ``SearchPlan.since``."""
+    filter by the smallest window covering it and rides along as ``SearchPlan.since``.
+
+    ``newest`` is the newest post the source holds for the subreddits searched (an archive's;
+    None for a live source): without ``since``, a topic window counts back from it, not from
+    ``now``, so an archive of last year's threads has a "last month" of its own
+    (``anchored``)."""
     update: dict[str, object] = {"limit": page_size}
     time = analysis.time_filter
     if since is not None:
@@ -216,9 +214,14 @@ def build_plan(
             raise ValueError("build_plan needs now= to choose the window covering since=")
         update["time_filter"] = time = covering_window(since, now)
     queries = [q.model_copy(update=update) for q in build_queries(analysis, config)]
+    if since is None and newest is not None:
+        if now is None:
+            raise ValueError("build_plan needs now= to anchor a window at newest=")
+        queries = [anchored(q, newest, now) for q in queries]
     strategies = ",".join(dict.fromkeys(q.strategy for q in queries))
+    words = search_words(analysis.english_question)
     return SearchPlan(
-        search_terms=[*analysis.keywords, *analysis.ai_queries][:50],
+        search_terms=list(dict.fromkeys([*analysis.keywords, *analysis.ai_queries, *words]))[:50],
         subreddits=analysis.subreddits[:50],
         queries=queries[:50],
         notes=(
@@ -226,6 +229,23 @@ def build_plan(
         ),
         since=since,
     )
+
+
+ANCHOR_SLACK = timedelta(days=1)
+"""A source whose newest post is this recent is live: its windows count back from now."""
+
+
+def anchored(query: PlanQuery, newest: datetime, now: datetime) -> PlanQuery:
+    """``query`` with its time window counted back from ``newest`` instead of ``now``.
+
+    The window becomes the query's own ``since`` (``newest`` minus the window), and its time
+    filter the smallest one still covering that bound from ``now``; an all-time query, or a
+    source whose newest post is recent, is left as it is."""
+    window = WINDOW_SECONDS.get(query.time_filter)
+    if window is None or now - newest <= ANCHOR_SLACK:
+        return query
+    bound = newest - timedelta(seconds=window)
+    return query.model_copy(update={"since": bound, "time_filter": covering_window(bound, now)})
 
 
 def _query(

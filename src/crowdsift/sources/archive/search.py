@@ -35,7 +35,7 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -175,6 +175,42 @@ def normalise_subreddit_name(name: str) -> str:
     return cleaned.strip().lower()
 
 
+MATCHED_SUBREDDITS = 8
+"""Up to this many subreddits in one search are also matched inside the index (a cheap
+intersection that keeps a common word's walk short); more are only filtered exactly."""
+
+
+def held_subreddits(conn: sqlite3.Connection, subreddit: str, archive: str) -> list[str]:
+    """The subreddits of ``subreddit`` (one name or Reddit's ``a+b+c``) that the archive holds.
+
+    A multireddit searches those it holds and names the others in a warning; raises
+    ``SubredditUnavailableError`` when it holds none of them."""
+    parts = (normalise_subreddit_name(part) for part in subreddit.split("+"))
+    names = list(dict.fromkeys(name for name in parts if name))
+    held = [
+        name
+        for name in names
+        if conn.execute("SELECT 1 FROM posts WHERE subreddit = ? LIMIT 1", (name,)).fetchone()
+    ]
+    if not held:
+        raise SubredditUnavailableError(
+            "+".join(names) or subreddit,
+            f"not in {archive}; `crowdsift archive stats` lists the subreddits it holds",
+        )
+    if len(held) < len(names):
+        log.warning("archive_subreddits_not_held", missing=[n for n in names if n not in held])
+    return held
+
+
+def _subreddits_match(subs: list[str]) -> str:
+    """The index-side subreddit condition of a search (with its ``AND``), or nothing when the
+    search covers more subreddits than are worth matching in the index."""
+    if len(subs) > MATCHED_SUBREDDITS:
+        return ""
+    either = " OR ".join(_subreddit_tokens(name) for name in subs)
+    return f"subreddit : ({either}) AND "
+
+
 def lower_bound(time_filter: TimeFilter, now: datetime) -> int:
     """The oldest ``created_utc`` a ``time_filter`` admits, relative to ``now``."""
     window = TIME_WINDOWS.get(time_filter)
@@ -204,11 +240,8 @@ def search_posts(
     next page starts there instead of running the whole search once more to find its cursor
     (a continuation page cost two searches); a cursor it does not know is looked up as before.
     """
-    sub = normalise_subreddit_name(subreddit)
-    if conn.execute("SELECT 1 FROM posts WHERE subreddit = ? LIMIT 1", (sub,)).fetchone() is None:
-        raise SubredditUnavailableError(
-            sub, f"not in {archive}; `crowdsift archive stats` lists the subreddits it holds"
-        )
+    subs = held_subreddits(conn, subreddit, archive)
+    sub = "+".join(subs)
     limit = max(1, min(int(limit), 100))
     words = build_match(term)
     if words is None:
@@ -218,16 +251,17 @@ def search_posts(
         raise ValueError(f"unknown sort {sort!r}; use one of {sorted(_SORT_KEYS)}")
     key, direction = _SORT_KEYS[sort]
     bound = _bound(time_filter, now, since)
+    within = _subreddits_match(subs)
     params: dict[str, object] = {
-        "match": f"subreddit : {_subreddit_tokens(sub)} AND {words}",
-        "comment_match": f"subreddit : {_subreddit_tokens(sub)} AND body : "
-        f"{build_terms(term, positions=False)}",
+        "match": f"{within}{words}",
+        "comment_match": f"{within}body : {build_terms(term, positions=False)}",
         "comment_hits": COMMENT_HITS,
         "comment_window": COMMENT_WINDOW,
         "post_window": POST_WINDOW,
-        "sub": sub,
         "since": bound,
+        **{f"sub{n}": name for n, name in enumerate(subs)},
     }
+    in_subs = ", ".join(f":sub{n}" for n in range(len(subs)))
     # Only fixed fragments (sort keys, directions, weights) are formatted in; values are
     # parameters. Posts are ranked only when the sort needs it, and then among the newest
     # ``POST_WINDOW`` matches; comments among the newest ``COMMENT_WINDOW`` matches (rowid
@@ -253,7 +287,7 @@ def search_posts(
         "b (rid, rank) AS (SELECT rid, min(rank) FROM hits GROUP BY rid) "
         f"SELECT p.id AS id, {key} AS sort_key, p.rowid AS rid "
         "FROM b CROSS JOIN posts AS p ON p.rowid = b.rid "
-        "WHERE p.subreddit = :sub AND p.created_utc >= :since"
+        f"WHERE p.subreddit IN ({in_subs}) AND p.created_utc >= :since"
     )
     # A walk is its search and its window's *name*: "month" is a bound that moves every second,
     # and keying on the bound itself sent every next page of such a walk through ``_lookup``.
@@ -363,6 +397,22 @@ def _cursor_id(after: str) -> str:
             "pass the `after` of the previous page unchanged"
         )
     return after[3:]
+
+
+def newest_created(conn: sqlite3.Connection, subreddits: Sequence[str]) -> int | None:
+    """The ``created_utc`` of the newest post in ``subreddits`` (every one when empty); one
+    probe of the ``(subreddit, created_utc)`` index per subreddit."""
+    if not subreddits:
+        row = conn.execute("SELECT max(created_utc) FROM posts").fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+    stamps = [
+        row[0]
+        for name in dict.fromkeys(normalise_subreddit_name(s) for s in subreddits)
+        if (row := conn.execute(
+            "SELECT max(created_utc) FROM posts WHERE subreddit = ?", (name,)
+        ).fetchone()) is not None and row[0] is not None
+    ]  # fmt: skip
+    return max(stamps) if stamps else None
 
 
 def top_level_comments(conn: sqlite3.Connection, post_id: str, *, limit: int) -> list[RawThing]:

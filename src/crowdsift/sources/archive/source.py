@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -26,6 +26,7 @@ from crowdsift.core.text import utc_now
 from crowdsift.sources.archive import db
 from crowdsift.sources.archive.search import (
     Positions,
+    newest_created,
     search_posts,
     thread_comments,
     top_level_comments,
@@ -90,6 +91,14 @@ class ArchiveSource:
             after=page.after,
         )
         return page
+
+    def newest_post(self, subreddits: Sequence[str]) -> datetime | None:
+        """When the newest post of ``subreddits`` (every one held when empty) was created."""
+        try:
+            stamp = newest_created(self._connection(), subreddits)
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"reading archive {self.path} failed: {exc}") from exc
+        return None if stamp is None else datetime.fromtimestamp(stamp, UTC)
 
     def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
         """Top-level comments of one post, highest score first; ``more`` never occurs here."""

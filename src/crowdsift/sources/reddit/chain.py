@@ -36,7 +36,13 @@ from crowdsift.core.config import SearchSort, SourceName, TimeFilter
 from crowdsift.core.errors import CrowdsiftError, SourceUnreachableError, SubredditUnavailableError
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import SourceStatus
-from crowdsift.core.source import RawThing, RedditSource, SearchPage, SourceStats
+from crowdsift.core.source import (
+    HoldsHistory,
+    RawThing,
+    RedditSource,
+    SearchPage,
+    SourceStats,
+)
 from crowdsift.sources.reddit.failures import SourceFailure, source_failure
 
 log = get_logger(__name__)
@@ -128,6 +134,11 @@ class SourceChain:
         subreddits are what a plan may choose)."""
         path = getattr(self._states[self._current].source, "path", None)
         return path if isinstance(path, Path) else None
+
+    def newest_post(self, subreddits: Sequence[str]) -> datetime | None:
+        """The newest post the link in use holds (an archive's); None for a live API."""
+        source = self._states[self._current].source
+        return source.newest_post(subreddits) if isinstance(source, HoldsHistory) else None
 
     # --- RedditSource ---------------------------------------------------------------------
 
