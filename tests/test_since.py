@@ -188,6 +188,25 @@ def test_describe_window_states_the_window_used() -> None:
     assert describe_window(None, None) is None
 
 
+def test_describe_window_says_where_an_archives_window_ended_and_whether_it_widened() -> None:
+    newest = datetime(2025, 8, 8, 11, 33, tzinfo=UTC)
+    anchored = describe_window(None, "month", newest=newest)
+    assert anchored is not None
+    assert anchored.startswith("threads from the month up to 2025-08-08 (fast-moving topic)")
+    widened = describe_window(None, "month", newest=newest, widened_from=3)
+    assert widened == (
+        "threads from any time: the month up to 2025-08-08 held only 3, so the search widened "
+        "once (--since sets the window)"
+    )
+    live = describe_window(None, "week", widened_from=0)
+    assert live is not None and "the last week held no thread" in live
+    # --since is the user's window: stated as it is, never described as widened
+    since = datetime(2026, 10, 26, tzinfo=UTC)
+    assert describe_window(since, "month", newest=newest, widened_from=2) == (
+        "threads since 2026-10-26"
+    )
+
+
 class _Request(BaseModel):
     since: Since = None
 
