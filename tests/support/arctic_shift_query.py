@@ -2,8 +2,9 @@
 
 Pure functions over parameter dicts and stored items: which parameters each endpoint accepts,
 Dates (epoch, partial ISO 8601, offsets), the full-text approximation of PostgreSQL's
-``websearch_to_tsquery``, filters, ``fields`` selection. ``arctic_shift_server`` serves them
-over HTTP; the reference they follow is described in its module docstring.
+``websearch_to_tsquery``, filters, ``fields`` selection, the subreddit directory search.
+``arctic_shift_server`` serves them over HTTP; the reference they follow (and what we chose
+where it is silent) is described in its module docstring.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import html
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 _COMMON = {"author", "subreddit", "author_flair_text", "after", "before", "limit", "sort",
@@ -20,6 +21,8 @@ _COMMON = {"author", "subreddit", "author_flair_text", "after", "before", "limit
 POST_PARAMS = _COMMON | {"crosspost_parent_id", "over_18", "spoiler", "title", "selftext",
                           "link_flair_text", "query", "url", "url_exact"}  # fmt: skip
 COMMENT_PARAMS = _COMMON | {"body", "link_id", "parent_id"}
+SUBREDDIT_PARAMS = {"subreddit", "subreddit_prefix", "limit"}
+SUBREDDIT_LIMIT_MAX = 1000
 _BOTH_FIELDS = {"author", "author_fullname", "author_flair_text", "created_utc", "distinguished",
                 "id", "retrieved_on", "subreddit", "subreddit_id", "score"}  # fmt: skip
 _POST_FIELDS = _BOTH_FIELDS | {"crosspost_parent", "link_flair_text", "num_comments", "over_18",
@@ -91,25 +94,9 @@ def _words(text: str) -> list[str]:
 
 def full_text_match(query: str, text: str) -> bool:
     """Approximates ``to_tsvector(text) @@ websearch_to_tsquery(query)`` (see module docs)."""
-    doc = _words(text)
-    doc_set = set(doc)
-    groups: list[list[tuple[bool, list[str]]]] = [[]]
-    pending_or = False
-    for raw in re.findall(r'-?"[^"]*"?|\S+', query):
-        if raw == "OR":
-            pending_or = bool(groups[-1])
-            continue
-        negated = raw.startswith("-")
-        words = _words(raw.lstrip("-").strip('"'))
-        if not words:
-            continue
-        if pending_or:
-            groups[-1].append((negated, words))
-        else:
-            groups.append([(negated, words)])
-        pending_or = False
+    doc, doc_set = _document(text)
 
-    def holds(negated: bool, words: list[str]) -> bool:
+    def holds(negated: bool, words: tuple[str, ...]) -> bool:
         if len(words) == 1:
             present = words[0] in doc_set
         else:
@@ -117,7 +104,36 @@ def full_text_match(query: str, text: str) -> bool:
             present = any(doc[i : i + n] == words for i in range(len(doc) - n + 1))
         return present != negated
 
-    return all(any(holds(neg, words) for neg, words in group) for group in groups if group)
+    return all(any(holds(neg, words) for neg, words in group) for group in _query(query))
+
+
+@lru_cache(maxsize=1 << 16)
+def _document(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """``text``'s words in order and as a set, remembered: a search tokenizes every item it
+    scans, and the same items are scanned again by the next search."""
+    words = tuple(_words(text))
+    return words, frozenset(words)
+
+
+@lru_cache(maxsize=256)
+def _query(query: str) -> tuple[tuple[tuple[bool, tuple[str, ...]], ...], ...]:
+    """``query`` as groups ANDed together of ``(negated, phrase)`` alternatives ORed."""
+    groups: list[list[tuple[bool, tuple[str, ...]]]] = [[]]
+    pending_or = False
+    for raw in re.findall(r'-?"[^"]*"?|\S+', query):
+        if raw == "OR":
+            pending_or = bool(groups[-1])
+            continue
+        negated = raw.startswith("-")
+        words = tuple(_words(raw.lstrip("-").strip('"')))
+        if not words:
+            continue
+        if pending_or:
+            groups[-1].append((negated, words))
+        else:
+            groups.append([(negated, words)])
+        pending_or = False
+    return tuple(tuple(group) for group in groups if group)
 
 
 def _parse_bool(name: str, value: str) -> bool:
@@ -138,6 +154,23 @@ def _strip_prefix(value: str, prefixes: tuple[str, ...]) -> str:
 def _fullname(value: str, default_prefix: str) -> str:
     value = value.strip()
     return value if value[:3] in ("t1_", "t3_") else f"{default_prefix}{value}"
+
+
+SCOPES = ("subreddit", "link_id")
+"""The parameters a store can index items by (see ``scope_key`` and ``item_key``)."""
+
+
+def scope_key(name: str, value: str) -> str | None:
+    """What ``item_key(name, ...)`` must equal for an item to pass the ``name`` filter; None
+    when ``value`` does not filter (an empty ``link_id``)."""
+    if name == "subreddit":
+        return _strip_prefix(value, ("/", "r/"))
+    return _fullname(value, "t3_").lower() if value.strip() else None
+
+
+def item_key(name: str, item: Item) -> str:
+    """``item``'s value for a ``SCOPES`` parameter, as the filters compare it."""
+    return str(item.get(name) or "").lower()
 
 
 def reject_unknown(params: Mapping[str, str], allowed: set[str]) -> None:
@@ -230,6 +263,35 @@ def shape(items: list[Item], params: Mapping[str, str], is_post: bool) -> list[I
             raise ApiError(f"Invalid field: {bad[0]}")
         out = [{k: item[k] for k in wanted if k in item} for item in out]
     return out
+
+
+def subreddit_search(subreddits: list[Item], params: Mapping[str, str]) -> list[Item]:
+    """``/api/subreddits/search``: about-dicts whose ``display_name`` equals ``subreddit`` and/or
+    starts with ``subreddit_prefix`` (case-insensitive, a leading ``r/`` or ``/`` ignored; at
+    least one of them, non-empty), most ``subscribers`` first, then by name; ``limit`` 1 - 1000
+    (default 25). Our choices where the docs are silent (see the server's module notes)."""
+    reject_unknown(params, SUBREDDIT_PARAMS)
+    raw_limit = params.get("limit", "25")
+    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= SUBREDDIT_LIMIT_MAX:
+        raise ApiError(f"Invalid limit: {raw_limit} (1 - {SUBREDDIT_LIMIT_MAX})")
+    exact = _strip_prefix(params.get("subreddit", ""), ("/", "r/"))
+    prefix = _strip_prefix(params.get("subreddit_prefix", ""), ("/", "r/"))
+    if not exact and not prefix:
+        raise ApiError("subreddit or subreddit_prefix is required")
+    matched = [
+        item
+        for item in subreddits
+        if (name := str(item.get("display_name") or "").lower())
+        and (not exact or name == exact)
+        and name.startswith(prefix)
+    ]
+    matched.sort(key=lambda i: (-_subscribers(i), str(i.get("display_name")).lower()))
+    return [dict(item) for item in matched[: int(raw_limit)]]
+
+
+def _subscribers(item: Item) -> int:
+    value = item.get("subscribers")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 TREE_PARAMS = {"link_id", "parent_id", "limit", "start_breadth", "start_depth", "md2html"}

@@ -30,10 +30,23 @@ sends the error envelope inside HTTP 200; ``rate_limit_headers=True`` adds
 ``x-ratelimit-reset-at`` (epoch milliseconds) to every answer, with no
 ``x-ratelimit-remaining``.
 
+``/api/subreddits/search`` answers Reddit's subreddit ``about`` dicts (``display_name``,
+``title``, ``public_description``, ``subscribers``, ``over18``, ``created_utc``, ...) loaded with
+``add_subreddits``. Its documentation is thin; as clients in the wild call it, ``subreddit=``
+names one subreddit exactly and ``subreddit_prefix=`` lists those whose name starts with it. The
+rest is our choice: ``limit`` 1-1000 (default 25, no ``auto``); both names case-insensitive, a
+leading ``r/`` or ``/`` ignored; one of them, non-empty, is required (both given: both must
+hold); results most ``subscribers`` first, ties by name; no ``fields``, and any other
+parameter is a 400 (see ``arctic_shift_query.subreddit_search``).
+
 Where the docs are silent we choose, and say so: an unknown parameter, a bad value or an
 unselectable field is HTTP 400 with the error envelope; an unknown path is 404. ``md2html`` is
-accepted and adds a minimal escaped ``selftext_html``/``body_html``. The aggregate, user and
-subreddit endpoints are not emulated (404).
+accepted and adds a minimal escaped ``selftext_html``/``body_html``. The aggregate and user
+endpoints are not emulated (404).
+
+Items are indexed by subreddit and by ``link_id``, so a search scoped to one scans only that
+scope (the answers are the same as a scan of everything, only faster on a real dump:
+``scripts/arctic_shift_local.py`` serves dump files through this server).
 
 Chaos (``chaos=ChaosConfig(...)`` or ``set_chaos``, see ``tests.support.chaos``) injects
 faults at random but reproducible rates after the scripted ``add_fault`` ones.
@@ -55,15 +68,19 @@ from urllib.parse import parse_qsl, urlsplit
 from tests.support.arctic_shift_query import (
     COMMENT_PARAMS,
     POST_PARAMS,
+    SCOPES,
     TEXT_PARAMS,
     ApiError,
     Item,
     by_ids,
     item_filters,
+    item_key,
     parse_date,
     parse_limit,
     reject_unknown,
+    scope_key,
     shape,
+    subreddit_search,
     tree,
 )
 from tests.support.chaos import ChaosConfig, ChaosHost, ChaosMonkey
@@ -89,8 +106,40 @@ class _Fault:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+class _Store:
+    """Items by id, and by each ``SCOPES`` value (lower-cased), so a scoped search scans only
+    the items that can pass its filter. Not thread-safe: the server holds its lock."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Item] = {}
+        self._by_scope: dict[str, dict[str, dict[str, Item]]] = {name: {} for name in SCOPES}
+
+    def put(self, item: Item) -> None:
+        item_id = str(item["id"])
+        old = self.by_id.get(item_id)
+        for name, index in self._by_scope.items():
+            if old is not None:
+                index.get(item_key(name, old), {}).pop(item_id, None)
+            index.setdefault(item_key(name, item), {})[item_id] = item
+        self.by_id[item_id] = item
+
+    def scope(self, params: Mapping[str, str]) -> list[Item]:
+        """The smallest indexed set holding every item that the ``SCOPES`` in ``params`` allow."""
+        best: dict[str, Item] | None = None
+        for name in SCOPES:
+            key = scope_key(name, params[name]) if name in params else None
+            if key is not None:
+                bucket = self._by_scope[name].get(key, {})
+                if best is None or len(bucket) < len(best):
+                    best = bucket
+        return list((self.by_id if best is None else best).values())
+
+
 class ArcticShiftServer(ChaosHost):
-    """Arctic Shift on 127.0.0.1 (port 0) in a background thread; use as a context manager."""
+    """Arctic Shift on 127.0.0.1 in a background thread; use as a context manager.
+
+    ``port=0`` (the default, for tests) takes any free port; ``base_url`` tells which.
+    """
 
     def __init__(
         self,
@@ -99,11 +148,14 @@ class ArcticShiftServer(ChaosHost):
         chaos: ChaosConfig | None = None,
         chaos_clock: Callable[[], float] = time.monotonic,
         rate_limit_headers: bool = False,
+        port: int = 0,
     ) -> None:
         self._clock = clock or (lambda: datetime.now(UTC))
+        self._port = port
         self._lock = threading.Lock()
-        self._posts: dict[str, Item] = {}
-        self._comments: dict[str, Item] = {}
+        self._posts = _Store()
+        self._comments = _Store()
+        self._subreddits: dict[str, Item] = {}
         self._faults: list[_Fault] = []
         self._requests: list[RecordedRequest] = []
         self._httpd: ThreadingHTTPServer | None = None
@@ -118,7 +170,7 @@ class ArcticShiftServer(ChaosHost):
         if self._httpd is not None:
             return self
         handler = type("_BoundHandler", (_Handler,), {"api": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -162,7 +214,7 @@ class ArcticShiftServer(ChaosHost):
             for post in posts:
                 item = dict(post)
                 item.setdefault("subreddit", subreddit)
-                self._posts[str(item["id"])] = item
+                self._posts.put(item)
 
     def add_comments(self, post_id: str, comments: Iterable[Mapping[str, Any]]) -> None:
         """Store t1 ``data`` dicts; a missing ``link_id``/``parent_id`` means top-level here."""
@@ -171,7 +223,17 @@ class ArcticShiftServer(ChaosHost):
                 item = dict(comment)
                 item.setdefault("link_id", f"t3_{post_id}")
                 item.setdefault("parent_id", f"t3_{post_id}")
-                self._comments[str(item["id"])] = item
+                self._comments.put(item)
+
+    def add_subreddits(self, items: Iterable[Mapping[str, Any]]) -> None:
+        """Store subreddit ``about`` dicts for ``/api/subreddits/search``, keyed by
+        ``display_name`` (case-insensitive: a later dict of the same name replaces it)."""
+        with self._lock:
+            for about in items:
+                name = str(about.get("display_name") or "").strip()
+                if not name:
+                    raise ValueError(f"a subreddit needs a display_name: {dict(about)!r}")
+                self._subreddits[name.lower()] = dict(about)
 
     def add_fault(self, path_pattern: str, kind: str, *, times: int = 1, **options: Any) -> None:
         """Make the next ``times`` requests whose path matches (``re.search``) fail.
@@ -204,18 +266,24 @@ class ArcticShiftServer(ChaosHost):
 
     def answer(self, path: str, params: dict[str, str]) -> Any:
         """The JSON the API returns for ``path``; raises ApiError for its error answers."""
-        with self._lock:
-            posts = list(self._posts.values())
-            comments = list(self._comments.values())
         if path in ("/api/posts/search", "/api/comments/search"):
             is_post = path == "/api/posts/search"
-            return {"data": self._search(posts if is_post else comments, params, is_post)}
-        if path == "/api/posts/ids":
-            return {"data": by_ids(posts, params)}
-        if path == "/api/comments/ids":
-            return {"data": by_ids(comments, params, is_post=False)}
+            with self._lock:
+                items = (self._posts if is_post else self._comments).scope(params)
+            return {"data": self._search(items, params, is_post)}
+        if path in ("/api/posts/ids", "/api/comments/ids"):
+            is_post = path == "/api/posts/ids"
+            with self._lock:
+                items = list((self._posts if is_post else self._comments).by_id.values())
+            return {"data": by_ids(items, params, is_post=is_post)}
         if path == "/api/comments/tree":
-            return {"data": tree(comments, params)}
+            with self._lock:
+                items = self._comments.scope({"link_id": params.get("link_id", "")})
+            return {"data": tree(items, params)}
+        if path == "/api/subreddits/search":
+            with self._lock:
+                subreddits = list(self._subreddits.values())
+            return {"data": subreddit_search(subreddits, params)}
         raise ApiError(f"Not found: {path}", status=404)
 
     def window_headers(self) -> dict[str, str]:

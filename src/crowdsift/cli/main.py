@@ -24,6 +24,7 @@ from crowdsift.cli.experts import experts_app
 from crowdsift.cli.feed import register as register_feed_commands
 from crowdsift.cli.fetch import register as register_fetch_command
 from crowdsift.cli.prices import prices_app
+from crowdsift.cli.subreddits import subreddits_app
 from crowdsift.cli.support import check_question
 from crowdsift.cli.support import engine_choice as _engine_name
 from crowdsift.cli.support import error as _error
@@ -47,6 +48,7 @@ app = typer.Typer(
 app.add_typer(archive_app, name="archive")
 app.add_typer(experts_app, name="experts")
 app.add_typer(prices_app, name="prices")
+app.add_typer(subreddits_app, name="subreddits")
 
 
 def _version(value: bool) -> None:

@@ -18,6 +18,11 @@ and the issues of that repository:
   stubs, which ``/api/comments/ids`` (at most 500 ids) expands.
 - A subreddit that does not exist is not signalled (the search is just empty), so this source
   never raises ``SubredditUnavailableError``.
+- ``/api/subreddits/search`` (thinly documented; as clients in the wild call it):
+  ``subreddit=<name>`` answers that subreddit's metadata, ``subreddit_prefix=<p>`` the
+  subreddits whose name starts with ``p``; items are Reddit's ``about`` dicts (``display_name``,
+  ``title``, ``public_description``, ``subscribers``, ``over18``, ...). ``search_subreddits``
+  sends one of the two and ``limit`` (1-1000, our bound) and returns the dicts as they come.
 
 How it really behaves, as recorded by projects that use it live in 2026 (last30days-skill PRs
 #960/#961/#992; kk1030-bit/etfs-data-form-reddit's Arctic Shift client; a uranium-sentiment
@@ -94,6 +99,8 @@ from crowdsift.sources.reddit.arctic_shift_params import (
     COMMENTS_PATH,
     IDS_MAX,
     POSTS_PATH,
+    SUBREDDIT_LIMIT_MAX,
+    SUBREDDITS_PATH,
     TREE_LIMIT_MAX,
     TREE_PATH,
     check,
@@ -268,6 +275,18 @@ class ArcticShiftSource(OwnsClient):
         self.transport.count_page()
         return SearchPage(posts=posts, after=cursor.encode() if cursor else None)
 
+    def recent_posts(self, subreddit: str, *, limit: int = 100) -> list[RawThing]:
+        """The newest ``limit`` posts of ``subreddit`` (one request; SFW only), newest first:
+        what its recent threads say about a community (``pipeline.reddit.recent``)."""
+        params: dict[str, str | int | float] = {
+            "subreddit": subreddit,
+            "over_18": "false",
+            "sort": "desc",
+            "limit": min(max(limit, 1), MAX_LIMIT),
+        }
+        items, _ = self._search(POSTS_PATH, params)
+        return self._posts_of(items, subreddit, None)
+
     def fetch_post_comments(self, post_id: str, *, limit: int = 100) -> list[RawThing]:
         """Top-level comments of this thread only: the oldest ``limit`` (paging past 100 by
         date, the API's only order), best first (``threads.best_first``)."""
@@ -323,6 +342,28 @@ class ArcticShiftSource(OwnsClient):
             if len(wanted) > IDS_MAX:
                 self._count("tree_collapsed_left", len(wanted) - IDS_MAX)
         return comment_tree(comments, fullname, limit=limit, depth=depth)
+
+    # --- subreddit discovery -------------------------------------------------------------
+
+    def search_subreddits(
+        self, *, prefix: str | None = None, name: str | None = None, limit: int = 1000
+    ) -> list[RawThing]:
+        """Raw subreddit ``about`` dicts in the API's order: those whose name starts with
+        ``prefix``, or the one called ``name`` (none if it is not archived). Exactly one of the
+        two, non-empty (a leading ``r/`` is dropped); ``limit`` is clamped to 1-1000. Paced,
+        retried and shrunk on a query timeout like every request here (``_search``)."""
+        key, raw = ("subreddit_prefix", prefix) if name is None else ("subreddit", name)
+        value = _bare_subreddit(raw or "")
+        if (prefix is None) == (name is None) or not value:
+            raise ValueError(
+                "search_subreddits takes exactly one non-empty prefix= or name=, "
+                f"not prefix={prefix!r}, name={name!r}"
+            )
+        limit = min(max(limit, 1), SUBREDDIT_LIMIT_MAX)
+        items, _ = self._search(SUBREDDITS_PATH, {key: value, "limit": limit})
+        subreddits = [about for item in items if (about := _unwrap(item, "t5")) is not None]
+        log.debug("arctic_shift_subreddits", param=key, value=value, found=len(subreddits))
+        return subreddits
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -452,6 +493,12 @@ def _refusal(url: str, status: int, error: str, params: dict[str, str | int | fl
         f"Arctic Shift refused GET {url} (HTTP {status}): {error!r}. The API may have "
         "changed; check ARCTIC_SHIFT_BASE_URL, or use --source archive."
     )
+
+
+def _bare_subreddit(text: str) -> str:
+    """``text`` without whitespace or a leading ``/r/``, ``r/`` or ``/``."""
+    bare = text.strip().removeprefix("/")
+    return bare[2:] if bare[:2].lower() == "r/" else bare
 
 
 def _unwrap(item: Any, kind: str | None) -> RawThing | None:

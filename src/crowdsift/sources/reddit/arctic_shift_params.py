@@ -11,7 +11,10 @@ projects that query it live in 2026 hit each of these (see ``arctic_shift``'s mo
 - ``limit`` is 1-100 on the search endpoints, 1-25000 on ``/api/comments/tree``, and at most
   500 ids go in one ``/api/*/ids`` request;
 - ``after`` and ``before`` are exclusive bounds, so ``after >= before`` can match nothing: such
-  a request is not an error to the API, but it is never worth sending (``empty_window``).
+  a request is not an error to the API, but it is never worth sending (``empty_window``);
+- ``/api/subreddits/search`` is thinly documented: crowdsift sends only ``subreddit`` (one name)
+  or ``subreddit_prefix``, non-empty, and ``limit`` 1-1000 — what clients in the wild send and
+  the local emulator accepts; anything else (``fields`` included) is refused before sending.
 
 ``check`` raises ``SourceError`` naming the parameter, so a bug in crowdsift shows up as a
 clear message before it costs a request (and a 400 in the user's log), never as a silent empty
@@ -29,10 +32,13 @@ POSTS_PATH = "/api/posts/search"
 COMMENTS_PATH = "/api/comments/search"
 TREE_PATH = "/api/comments/tree"
 COMMENT_IDS_PATH = "/api/comments/ids"
+SUBREDDITS_PATH = "/api/subreddits/search"
 
 SEARCH_LIMIT_MAX = 100
 TREE_LIMIT_MAX = 25000
 IDS_MAX = 500
+SUBREDDIT_LIMIT_MAX = 1000
+SUBREDDIT_PARAMS = frozenset({"subreddit", "subreddit_prefix", "limit"})
 
 _BOTH_FIELDS = frozenset(
     {"author", "author_fullname", "author_flair_text", "created_utc", "distinguished", "id",
@@ -72,6 +78,14 @@ def check(path: str, params: Params) -> None:
         if not 1 <= len(ids) <= IDS_MAX:
             _refuse(path, f"ids takes 1-{IDS_MAX} ids, not {len(ids)}")
         _check_fields(path, params, COMMENT_FIELDS)
+    elif path == SUBREDDITS_PATH:
+        extra = sorted(set(params) - SUBREDDIT_PARAMS)
+        if extra:
+            _refuse(path, f"{', '.join(extra)} is not a parameter it takes")
+        names = [n for n in ("subreddit", "subreddit_prefix") if str(params.get(n, "")).strip()]
+        if len(names) != 1:
+            _refuse(path, "it needs exactly one of subreddit, subreddit_prefix (non-empty)")
+        _check_limit(path, params, 1, SUBREDDIT_LIMIT_MAX)
 
 
 def empty_window(params: Params) -> bool:
