@@ -26,6 +26,12 @@ ENGAGEMENT_PENDING = "crowdsift_engagement_pending"
 before its second retrieval): rankers treat its engagement as unknown, not as final."""
 
 
+LISTS_BY_DATE: frozenset[SourceName] = frozenset({"arctic-shift"})
+"""Sources whose search answers newest first and cannot rank by relevance or votes: the plan
+for them is different (``strategies.dated_queries``), and their requests are few and slow
+(Arctic Shift sustains about 0.8 a second), so a question keeps to a request budget."""
+
+
 @dataclass(frozen=True)
 class SearchPage:
     """One page of search results and the cursor for the next (None when there is none)."""
@@ -110,4 +116,14 @@ class HoldsHistory(Protocol):
     def newest_post(self, subreddits: Sequence[str]) -> datetime | None:
         """When the newest post of ``subreddits`` (all it holds when empty) was created;
         None when it holds none."""
+        ...
+
+
+@runtime_checkable
+class ListsRecent(Protocol):
+    """A live source that lists a subreddit's newest posts in one request (Arctic Shift): what
+    a community's recent threads say about it (``crowdsift.pipeline.reddit.recent``)."""
+
+    def recent_posts(self, subreddit: str, *, limit: int = 100) -> list[RawThing]:
+        """The newest ``limit`` posts of ``subreddit`` (raw t3 dicts, newest first)."""
         ...

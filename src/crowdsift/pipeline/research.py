@@ -332,6 +332,9 @@ async def _search_reddit(
             search=SearchOptions.from_settings(deps.settings),
             min_yield=deps.settings.gate_min_yield,
             since=deps.since,
+            directory=deps.directory,
+            embedder=deps.embedder,
+            directory_cache=deps.settings.data_dir,
         ),
         subreddits=subreddits,
     )

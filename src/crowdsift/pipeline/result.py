@@ -31,9 +31,11 @@ if TYPE_CHECKING:
     from crowdsift.core.source import RedditSource
     from crowdsift.core.store import CommentStore
     from crowdsift.engines.base import Engine
+    from crowdsift.engines.embedding import Embedder
     from crowdsift.pipeline.gate.run_sources import ExtraSource, SourceTool
     from crowdsift.pipeline.reddit.planner import SubredditProfile
     from crowdsift.sources.experts.models import ExpertStore
+    from crowdsift.sources.reddit.directory import SubredditDirectory
 
 Progress = Callable[[str, str], None]
 """``progress(stage, message)``: what the run is doing, for a terminal, a job log or SSE."""
@@ -132,6 +134,13 @@ class AskDeps:
     """The Reddit source is the bundled demo archive (``ResearchResult.sample_data``)."""
     since: datetime | None = None
     """``--since``: every source (Reddit, YouTube, experts) keeps only what is newer."""
+    directory: SubredditDirectory | None = None
+    """The user's directory of real subreddits (``crowdsift subreddits update``): a live
+    source's candidates are the communities closest to each question; None = the built-in
+    list."""
+    embedder: Embedder | None = None
+    """What the directory is matched with (the local engine's embedder, or MiniLM beside an
+    LLM engine); None when there is no directory."""
 
     def budget(self) -> float | None:
         return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd

@@ -14,15 +14,20 @@ from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crowdsift.core.config import Settings, SourceName
 from crowdsift.core.source import RedditSource
 from crowdsift.core.store import CommentStore
-from crowdsift.engines.base import Engine
+from crowdsift.engines.base import Engine, LocalKit
 from crowdsift.engines.factory import EngineChoice, build_engine
 from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS, SubredditProfile
 from crowdsift.pipeline.result import AskDeps, Progress
 from crowdsift.sources.reddit.factory import build_source
+
+if TYPE_CHECKING:
+    from crowdsift.engines.embedding import Embedder
+    from crowdsift.sources.reddit.directory import SubredditDirectory
 
 __all__ = ["EngineChoice", "ResearchOptions", "research_deps"]
 
@@ -71,6 +76,8 @@ async def research_deps(
             sample_data = False
             candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
             archive: Path | None = None
+            directory: SubredditDirectory | None = None
+            embedder: Embedder | None = None
             progress = _progress_sink(options.progress)
             if search_reddit:
                 built = build_source(settings, options.source, archive=options.archive)
@@ -83,6 +90,9 @@ async def research_deps(
                 sample_data = built.sample_data
                 archive = _archive_path(reddit)
                 candidates = _candidates(archive)
+                if archive is None:  # a live source: the user's directory, when there is one
+                    directory = _directory(settings)
+                    embedder = _embedder(engine, settings) if directory is not None else None
             expert_store = None
             if experts:
                 from crowdsift.pipeline.experts.commands import ensure_requested
@@ -107,10 +117,34 @@ async def research_deps(
                 budget_usd=options.budget_usd,
                 sample_data=sample_data,
                 since=options.since,
+                directory=directory,
+                embedder=embedder,
             )
     finally:
         if options.shared_engine is None:
             await engine.aclose()
+
+
+def _directory(settings: Settings) -> SubredditDirectory | None:
+    """The user's subreddit directory (``crowdsift subreddits update``), None when there is
+    none yet; a damaged one is an error saying how to rebuild it."""
+    from crowdsift.sources.reddit.directory import SubredditDirectory, directory_path
+
+    return SubredditDirectory.load(directory_path(settings))
+
+
+def _embedder(engine: Engine, settings: Settings) -> Embedder:
+    """The local engine's own embedder (one model per process), else MiniLM for the
+    directory alone (an LLM engine has no embedder of its own)."""
+    inner: object = engine
+    while inner is not None:
+        kit = getattr(inner, "kit", None)
+        if isinstance(kit, LocalKit):
+            return kit.embedder
+        inner = getattr(inner, "inner", None)
+    from crowdsift.engines.embedding import MiniLMEmbedder
+
+    return MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime)
 
 
 def _archive_path(source: RedditSource) -> Path | None:

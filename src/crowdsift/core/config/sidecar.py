@@ -46,6 +46,12 @@ class SidecarConfig(DocumentedSettings):
         0.8, ge=0, le=1, validation_alias=_env("RELEVANCE_WEIGHT", "relevance_weight")
     )
     drill_top: int = Field(15, ge=0, le=50, validation_alias=_env("DRILL_TOP", "drill_top"))
+    dated_requests: int = Field(
+        15, ge=3, le=200, validation_alias=_env("DATED_REQUESTS", "dated_requests"),
+        description="requests one question may send to a source that lists by date (Arctic "
+        "Shift, which sustains about 0.8 a second): probe, profiles, searches and comment "
+        "trees together; the refetch is skipped and fewer threads drilled to stay within it",
+    )  # fmt: skip
     drill_comments: int = Field(
         100, ge=1, le=500, validation_alias=_env("DRILL_COMMENTS", "drill_comments")
     )

@@ -34,7 +34,7 @@ from crowdsift.core.errors import (
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, Comment, FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.core.since import covering_window
-from crowdsift.core.source import RawThing, RedditSource
+from crowdsift.core.source import LISTS_BY_DATE, RawThing, RedditSource
 from crowdsift.core.store import CommentStore
 from crowdsift.core.text import utc_now
 from crowdsift.pipeline.fetch.filtering import FilterConfig, filter_comments
@@ -262,7 +262,7 @@ class RedditFetcher:
         try:
             for raw in paginate_search(
                 self._source, call.subreddit, call.term, sort=call.sort,
-                time_filter=call.time_filter, page_size=min(self._options.page_size, call.cap),
+                time_filter=call.time_filter, page_size=self._page_size(call),
                 cap=call.cap - len(reply.posts), since=call.since, after=after, walk=walk,
             ):  # fmt: skip
                 reply.posts.append(raw)
@@ -278,6 +278,13 @@ class RedditFetcher:
             return reply
         self._walked[key] = _Walked(reply.posts, walk)
         return reply
+
+    def _page_size(self, call: SearchCall) -> int:
+        """Pages of ``CROWDSIFT_PAGE_SIZE``; a source whose requests are few and slow (it lists
+        by date) is asked for the whole call at once, up to the 100 a page can hold."""
+        if self._source.name in LISTS_BY_DATE:
+            return min(call.cap, 100)
+        return min(self._options.page_size, call.cap)
 
     def _run_members(self, call: SearchCall) -> SearchReply:
         merged = SearchReply(call)

@@ -2,12 +2,12 @@
 
 ``search_calls`` turns a plan into the requests a source of a given kind can answer. A plan made
 by ``crowdsift ask`` lists ``queries`` (each with its strategy, sort, time filter and page
-size); Reddit's API and the local archive search a multireddit (``r/a+b+c``) with boolean
-``OR`` in one request; Arctic Shift has neither, so an ``OR`` term is split into its
-alternatives. A plan without ``queries`` (seed 000's, e.g. a plan file for ``crowdsift
-fetch``) is the cross product of its subreddits and terms with the fetcher's own sort and
-time filter. A plan with ``since`` (``--since``) asks
-every call for the window covering it and hands each source the bound itself.
+size); Reddit's API and the local archive search a multireddit (``r/a+b+c``) with boolean ``OR``
+in one request; Arctic Shift searches one subreddit at a time, an ``OR`` term whole (its full
+text search is PostgreSQL's ``websearch_to_tsquery``, where ``OR`` alternates). A plan without
+``queries`` (seed 000's, e.g. a plan file for ``crowdsift fetch``) is the cross product of its
+subreddits and terms with the fetcher's own sort and time filter. A plan with ``since``
+(``--since``) asks every call for the window covering it and hands each source the bound itself.
 
 ``screen_replies`` runs the filtering layer over the replies **in call order**, so candidates,
 counts and which strategy is credited first never depend on timing: veto → clean → score →
@@ -19,7 +19,6 @@ windows are coarse, and no source's older post may reach an answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,8 +38,6 @@ from crowdsift.pipeline.fetch.filtering import (
 )
 
 log = get_logger(__name__)
-
-_OR = re.compile(r"\s+OR\s+")
 
 
 @dataclass(frozen=True)
@@ -74,12 +71,6 @@ class Screened:
     duplicates_removed: int = 0
 
 
-def or_alternatives(term: str) -> list[str]:
-    """``"voice recorder" OR plaud`` → ``["voice recorder", "plaud"]`` (quotes dropped)."""
-    parts = [part.strip().strip('"').strip() for part in _OR.split(term)]
-    return [part for part in dict.fromkeys(parts) if part]
-
-
 def search_calls(
     plan: SearchPlan,
     source: SourceName,
@@ -105,11 +96,9 @@ def search_calls(
         limit = min(query.limit * scale, 100 * scale)
         if source in ("reddit-api", "archive"):
             subs = ["+".join(query.subreddits)]
-            terms = [query.term]
-        elif source == "arctic-shift":
-            subs, terms = query.subreddits, or_alternatives(query.term)
         else:
-            subs, terms = query.subreddits, [query.term]
+            subs = query.subreddits
+        terms = [query.term]
         bound = since if since is not None else query.since
         calls += [
             SearchCall(

@@ -25,17 +25,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from types import TracebackType
 
 from crowdsift.core.config import SidecarConfig
+from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.since import format_since
-from crowdsift.core.source import HoldsHistory, RedditSource
+from crowdsift.core.source import LISTS_BY_DATE, HoldsHistory, ListsRecent, RedditSource
 from crowdsift.core.store import CommentStore
 from crowdsift.core.text import utc_now
 from crowdsift.core.tracing import annotate, stage_span
 from crowdsift.engines.base import Engine
+from crowdsift.engines.embedding import Embedder
+from crowdsift.pipeline.fetch.bm25 import rank_candidates
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
 from crowdsift.pipeline.fetch.filtering import FilterConfig
 from crowdsift.pipeline.gate.judge import adaptive_gate
@@ -43,9 +47,18 @@ from crowdsift.pipeline.reddit.drill import drill
 from crowdsift.pipeline.reddit.formulate import formulate
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost
 from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.recent import (
+    RECENT_POSTS,
+    RecentProfile,
+    newest_of,
+    recent_profile,
+    word_shares,
+)
 from crowdsift.pipeline.reddit.rerank import heuristic_order, rerank
 from crowdsift.pipeline.reddit.runner import SourceRunner
-from crowdsift.pipeline.reddit.strategies import build_plan, widen
+from crowdsift.pipeline.reddit.strategies import build_plan, search_words, widen
+from crowdsift.sources.reddit.directory import SubredditDirectory
+from crowdsift.sources.reddit.directory_match import closest
 
 log = get_logger(__name__)
 
@@ -81,6 +94,13 @@ class SidecarDeps:
     """Below this share of relevant candidates on a full first page, the gate refetches once."""
     since: datetime | None = None
     """``--since``: the plan searches the window covering it and keeps nothing older."""
+    directory: SubredditDirectory | None = None
+    """Real subreddits a live source may search: each question's candidates are the
+    ``DIRECTORY_CANDIDATES`` closest to it (by meaning and by name) instead of ``candidates``."""
+    embedder: Embedder | None = None
+    """What the directory is matched with; needed with ``directory``."""
+    directory_cache: Path | None = None
+    """Where the directory's vectors are kept between runs (the data directory)."""
 
 
 @dataclass
@@ -115,9 +135,12 @@ class RedditRun:
     timed_out: bool = False
     stage: str = "formulate"
     drilled: dict[str, DrilledThread] = field(default_factory=dict)
+    profiles: list[RecentProfile] = field(default_factory=list)
+    """The searched communities' recent threads, for a live source that lists them."""
     newest: datetime | None = None
-    """The newest post the source holds for the subreddits searched (None: a live source);
-    the topic's window counted back from it."""
+    """The newest post the source holds for the subreddits searched (an archive's, or a live
+    community's newest post, as its recent threads show it); the topic's window counts back
+    from it."""
     widened_from: int | None = None
     """How many threads the topic's window held when that was too few and the search widened
     once to all time; None when it did not widen."""
@@ -157,12 +180,80 @@ async def run_reddit(
     return run
 
 
+DIRECTORY_CANDIDATES = 8
+"""Communities of the directory the formulation chooses among for one question."""
+
+
+async def _closest_communities(
+    question: str, deps: SidecarDeps, runner: SourceRunner
+) -> list[SubredditProfile]:
+    """The directory's communities closest to ``question``, as the formulation's candidates
+    (their descriptions are what an engine reads about them); the built-in list when none is
+    close (an empty directory)."""
+    assert deps.directory is not None and deps.embedder is not None
+    matches = await runner.call(
+        closest, question, deps.directory, deps.embedder,
+        limit=DIRECTORY_CANDIDATES, cache_dir=deps.directory_cache,
+    )  # fmt: skip
+    log.info("directory_candidates", candidates=[(m.info.name, m.score) for m in matches])
+    if not matches:
+        return list(deps.candidates)
+    return [
+        SubredditProfile(name=m.info.name, description=f"{m.info.title}. {m.info.description}")
+        for m in matches
+    ]
+
+
+async def _recent_profiles(
+    deps: SidecarDeps, runner: SourceRunner, subreddits: Sequence[str]
+) -> list[RecentProfile]:
+    """What the searched communities' newest posts say (one request each), for a live source
+    that lists them; none for any other source, and none for a community whose listing fails
+    (the plan then counts its window back from now and orders words as the question does)."""
+    source = deps.source
+    if not isinstance(source, ListsRecent):
+        return []
+    profiles: list[RecentProfile] = []
+    for name in subreddits:
+        try:
+            posts = await runner.call(source.recent_posts, name, limit=RECENT_POSTS)
+        except CrowdsiftError as exc:
+            log.info("recent_posts_failed", subreddit=name, error=str(exc))
+            continue
+        profiles.append(recent_profile(name, posts))
+    return profiles
+
+
 def newest_held(source: RedditSource, subreddits: Sequence[str]) -> datetime | None:
     """The newest post ``source`` holds in ``subreddits``, when it is a store that knows (an
     archive); None for a live source, whose windows count back from now."""
     if not isinstance(source, HoldsHistory):
         return None
     return source.newest_post(subreddits)
+
+
+MIN_DRILL = 3
+"""Threads drilled even when a request budget is spent: an answer needs replies to quote."""
+
+
+def _by_date(source: RedditSource) -> bool:
+    return source.name in LISTS_BY_DATE
+
+
+def _requests_left(deps: SidecarDeps) -> int | None:
+    """What is left of a source's request budget (``dated_requests``); None: no budget."""
+    if not _by_date(deps.source):
+        return None
+    return deps.config.dated_requests - deps.source.stats.requests
+
+
+def drill_count(deps: SidecarDeps, wanted: int) -> int:
+    """How many threads to drill: ``wanted``, or what a request budget leaves (one request a
+    thread), but never fewer than ``MIN_DRILL`` while threads are wanted."""
+    left = _requests_left(deps)
+    if left is None or wanted == 0:
+        return wanted
+    return max(min(wanted, left), min(wanted, MIN_DRILL))
 
 
 def bound_message(timeout_s: float, stage: str) -> str:
@@ -183,16 +274,24 @@ async def _stages(
     config = deps.config
     with _Timed(run, "formulate"):
         deps.progress("formulate", "reading the question (intent, time range, queries)")
+        candidates, ranked = deps.candidates, False
+        if not subreddits and deps.directory is not None and deps.embedder is not None:
+            candidates = await _closest_communities(question, deps, runner)
+            ranked = candidates != list(deps.candidates)
         formulated = await formulate(
-            question, engine=deps.engine, candidates=deps.candidates, subreddits=subreddits,
-            config=config, closed=deps.candidates_closed,
+            question, engine=deps.engine, candidates=candidates, subreddits=subreddits,
+            config=config, closed=deps.candidates_closed, ranked=ranked,
         )  # fmt: skip
         run.analysis = analysis = formulated.analysis
         run.errors += formulated.errors
         run.newest = newest_held(deps.source, analysis.subreddits)
+        if run.newest is None:  # a live source: its communities' recent threads say
+            run.profiles = await _recent_profiles(deps, runner, analysis.subreddits)
+            run.newest = newest_of(run.profiles)
+        shares = word_shares(search_words(analysis.english_question), run.profiles)
         run.plan = plan = build_plan(
             analysis, config, page_size=deps.search.page_size, since=deps.since,
-            now=deps.clock(), newest=run.newest,
+            now=deps.clock(), newest=run.newest, by_date=_by_date(deps.source), shares=shares,
         )  # fmt: skip
 
     with _Timed(run, "search"):
@@ -206,7 +305,7 @@ async def _stages(
         return
 
     with _Timed(run, "drill"):
-        top = run.ranked[: config.drill_top]
+        top = run.ranked[: drill_count(deps, config.drill_top)]
         deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
         by_id = {c.post.id: c for c in run.candidates}
         threads = await drill(
@@ -235,21 +334,30 @@ async def _search_and_gate(
         title_similarity=config.title_similarity,
     )
     judge_cap = 2 * config.rerank_top
+    words = search_words(analysis.english_question)
 
     async def search(scale: int) -> tuple[list[Candidate], bool]:
         nonlocal plan
+        if scale > 1 and not _can_afford_searches(deps, plan):
+            log.info("sidecar_refetch_skipped", reason="request budget")
+            return heuristic_order(run.candidates)[:judge_cap], False
         found = await runner.call(fetcher.search, plan, scale=scale)
         wider = widen(plan) if len(found.candidates) < MIN_CANDIDATES else None
+        if wider is not None and not _can_afford_searches(deps, wider):
+            log.info("sidecar_widen_skipped", reason="request budget")
+            wider = None
         if wider is not None:  # the window held too little: once more over all time
             log.info("sidecar_search_widened", found=len(found.candidates))
             run.widened_from = len(found.candidates)
             run.plan = plan = wider
             found = await runner.call(fetcher.search, plan, scale=scale)
         run.report, run.candidates = found.report, found.candidates
+        if _by_date(deps.source):  # its order is by date: rank what it found by the words
+            run.candidates = rank_candidates(found.candidates, words)
         run.duplicates_removed = found.duplicates_removed
         run.searches, run.failed_searches = found.searches, found.failed_searches
         run.errors += [e for e in found.report.errors if e not in run.errors]
-        return heuristic_order(found.candidates)[:judge_cap], found.report.full_queries > 0
+        return heuristic_order(run.candidates)[:judge_cap], found.report.full_queries > 0
 
     gated = await adaptive_gate(
         analysis.english_question,
@@ -277,6 +385,15 @@ async def _search_and_gate(
         f"{len(gated.relevant)} relevant of {gated.judged} judged "
         f"(yield {gated.yield_ratio:.0%}{', refetched' if gated.refetched else ''})",
     )
+
+
+def _can_afford_searches(deps: SidecarDeps, plan: SearchPlan) -> bool:
+    """Whether running ``plan``'s searches once more (a refetch's next page each, or a widened
+    window) leaves ``MIN_DRILL`` requests of the budget for the drill; always, for a source
+    without one."""
+    left = _requests_left(deps)
+    searches = len(plan.queries) * max(len(plan.subreddits), 1)
+    return left is None or left - searches >= MIN_DRILL
 
 
 class _Timed:

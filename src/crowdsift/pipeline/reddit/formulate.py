@@ -79,6 +79,8 @@ class FormulateTask(Task[FormulationDraft]):
     candidates: tuple[SubredditProfile, ...] = ()
     max_subreddits: int = 3
     max_ai_queries: int = 3
+    ranked: bool = False
+    """The candidates come best first (the directory's match for this question)."""
 
     phase = "analysis"
     output_model = FormulationDraft
@@ -124,7 +126,12 @@ class FormulateTask(Task[FormulationDraft]):
         searches with its own words.
         """
         draft = rule_draft(self.question, max_ai_queries=self.max_ai_queries)
-        subreddits = closest_subreddits(kit, self.question, self.candidates, self.max_subreddits)
+        if self.ranked:  # already ordered for this question, names and meaning together
+            subreddits = [c.name for c in self.candidates[: self.max_subreddits]]
+        else:
+            subreddits = closest_subreddits(
+                kit, self.question, self.candidates, self.max_subreddits
+            )
         return draft.model_copy(update={"subreddits": subreddits})
 
 
@@ -202,6 +209,7 @@ async def formulate(
     subreddits: Sequence[str] = (),
     config: SidecarConfig,
     closed: bool = True,
+    ranked: bool = False,
 ) -> FormulationOutcome:
     """Formulate ``question`` with ``engine`` and check the result (see the module docstring).
 
@@ -218,6 +226,7 @@ async def formulate(
         tuple(candidates),
         max_subreddits=config.max_subreddits,
         max_ai_queries=config.max_ai_queries,
+        ranked=ranked,
     )
     try:
         reply = await engine.run(task)
@@ -233,6 +242,7 @@ async def formulate(
         user_subreddits=chosen_by_user,
         closed=closed,
         config=config,
+        ranked=ranked,
     )
     for reason in replaced:
         log.warning("formulation_replaced", reason=reason, engine=engine.name)
@@ -253,6 +263,7 @@ def check_draft(
     user_subreddits: Sequence[str],
     config: SidecarConfig,
     closed: bool = True,
+    ranked: bool = False,
 ) -> tuple[QueryAnalysis, list[str]]:
     """A draft made safe, and the reasons for each part of it the rules replaced.
 
@@ -316,7 +327,14 @@ def check_draft(
         keywords=kept_keywords,
         ai_queries=kept_queries[: config.max_ai_queries],
         subreddits=_subreddits(
-            topic, user_subreddits, proposed, candidates, config, replaced, closed=closed
+            topic,
+            user_subreddits,
+            proposed,
+            candidates,
+            config,
+            replaced,
+            closed=closed,
+            ranked=ranked,
         ),
         compared=compared,
     ), replaced
@@ -385,6 +403,7 @@ def _subreddits(
     replaced: list[str],
     *,
     closed: bool = True,
+    ranked: bool = False,
 ) -> list[str]:
     """The user's subreddits; else the engine's that the source has and that are on ``topic``
     (with no candidate sharing a word with it, the engine's first); else the rules' choice;
@@ -393,7 +412,9 @@ def _subreddits(
     ``closed``: the candidates are every subreddit the source has (an archive's profiles), so a
     name outside them is a lie to replace. A live source (Reddit's API, Arctic Shift) has every
     subreddit: the built-in candidates are only suggestions, and any valid name the engine picks
-    is kept (the topic check applies to the candidates it knows)."""
+    is kept (the topic check applies to the candidates it knows). ``ranked``: the candidates
+    are the directory's closest communities to this question, best first; the engine's valid
+    picks, else the first ones, are searched without a second topic check."""
     if user:
         return list(user)
     known = [c.name for c in candidates]
@@ -402,6 +423,8 @@ def _subreddits(
     if closed and known:  # an archive: every subreddit it holds is searched, the ranking decides
         return known
     chosen = screened.kept
+    if ranked:  # the directory's closest communities: the engine's picks, else the best first
+        return (chosen or known)[: config.max_subreddits]
     if candidates and chosen:
         topical = topical_subreddits(topic, candidates, len(candidates))
         if topical:  # a pick with nothing on the question is a choice to refine, not a lie

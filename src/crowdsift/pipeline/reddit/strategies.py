@@ -24,6 +24,7 @@ the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also l
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -124,6 +125,17 @@ def _spellings(word: str) -> list[str]:
     return [word]
 
 
+def search_names(question: str) -> list[str]:
+    """The names among ``search_words`` ("vLLM", "4090", "Plaud"): what a question is about,
+    however often a community says them."""
+    found = [
+        word.lower() for index, word in enumerate(WORD.findall(question))
+        if _names_something(word, index)
+    ]  # fmt: skip
+    words = search_words(question)
+    return [w for w in words if w in found or any(w == f.replace("-", "") for f in found)]
+
+
 def _names_something(word: str, index: int) -> bool:
     """A product-like word, or a model number that is not a year ("4090", not "2025")."""
     if word.isdigit():
@@ -187,6 +199,51 @@ def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQu
     return plan_queries(analysis, config).queries
 
 
+DATED_PAGE = 100
+"""The page a source that lists by date is asked for: the largest Arctic Shift serves. A request
+costs the same for 25 results or 100, and on such a source a page's size is how far back in
+time a search reaches."""
+NARROW_WORDS = 2
+"""Words the narrow search of a source that lists by date ANDs together."""
+COMMON_SHARE = 0.2
+"""A word used in this share of a community's recent posts or more matches nearly every thread:
+on a source that lists by date, ORing it in fills the page with the newest posts, whatever
+they are about."""
+
+
+def dated_queries(
+    analysis: QueryAnalysis, config: SidecarConfig, *, shares: Mapping[str, float] | None = None
+) -> list[PlanQuery]:
+    """The searches for a source that lists by date and cannot rank (Arctic Shift).
+
+    Such a source answers a search with its newest matches, so the strategies built for a
+    ranked search add requests without reach: the timeless search's "top" cannot be honoured,
+    and a marker word ("guide", "experience") only narrows to the newest posts that use it.
+    Two searches do the work: the question's words ORed (``targeted``: the newest threads
+    mentioning any of them), leaving out words the communities use all the time
+    (``COMMON_SHARE``) but never a name (r/plaud uses "plaud" everywhere, and it is still the
+    subject) and never down to fewer than two, and its ``NARROW_WORDS`` most
+    specific words ANDed, which match few threads and so reach back in time where the broad
+    search ends at its newest page.
+    ``shares`` is each word's share of the communities' recent posts
+    (``recent.word_shares``); without it every word counts and the question's own order
+    (names first) decides which are the most specific."""
+    shares = shares or {}
+    words = search_words(analysis.english_question)
+    if not words:
+        return targeted(analysis, config)
+    names = set(search_names(analysis.english_question))
+    uncommon = [w for w in words if w in names or shares.get(w, 0.0) < COMMON_SHARE]
+    if len(uncommon) < NARROW_WORDS:  # a community about just this: its words are all common
+        uncommon = words
+    broad = _query("targeted", " OR ".join(uncommon), analysis, config)
+    specific = sorted(words, key=lambda w: shares.get(w, 0.0))[:NARROW_WORDS]
+    if len(specific) < NARROW_WORDS:
+        return [broad]
+    narrow = _query("targeted", " ".join(quote_phrase(w) for w in specific), analysis, config)
+    return [broad, narrow]
+
+
 def build_plan(
     analysis: QueryAnalysis,
     config: SidecarConfig,
@@ -195,6 +252,8 @@ def build_plan(
     since: datetime | None = None,
     now: datetime | None = None,
     newest: datetime | None = None,
+    by_date: bool = False,
+    shares: Mapping[str, float] | None = None,
 ) -> SearchPlan:
     """The plan the fetcher runs: the strategies' queries, each asking for a first page of
     ``page_size`` (``CROWDSIFT_PAGE_SIZE``), and as ``search_terms`` the phrases the filtering
@@ -206,14 +265,20 @@ def build_plan(
     ``newest`` is the newest post the source holds for the subreddits searched (an archive's;
     None for a live source): without ``since``, a topic window counts back from it, not from
     ``now``, so an archive of last year's threads has a "last month" of its own
-    (``anchored``)."""
-    update: dict[str, object] = {"limit": page_size}
+    (``anchored``). ``by_date``: the source lists by date and cannot rank (``dated_queries``,
+    with the words' ``shares`` of the communities' recent posts)."""
+    update: dict[str, object] = {"limit": DATED_PAGE if by_date else page_size}
     time = analysis.time_filter
     if since is not None:
         if now is None:
             raise ValueError("build_plan needs now= to choose the window covering since=")
         update["time_filter"] = time = covering_window(since, now)
-    queries = [q.model_copy(update=update) for q in build_queries(analysis, config)]
+    planned = (
+        dated_queries(analysis, config, shares=shares)
+        if by_date
+        else build_queries(analysis, config)
+    )
+    queries = [q.model_copy(update=update) for q in planned]
     if since is None and newest is not None:
         if now is None:
             raise ValueError("build_plan needs now= to anchor a window at newest=")

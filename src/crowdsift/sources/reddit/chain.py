@@ -38,6 +38,7 @@ from crowdsift.core.log import get_logger
 from crowdsift.core.models import SourceStatus
 from crowdsift.core.source import (
     HoldsHistory,
+    ListsRecent,
     RawThing,
     RedditSource,
     SearchPage,
@@ -139,6 +140,17 @@ class SourceChain:
         """The newest post the link in use holds (an archive's); None for a live API."""
         source = self._states[self._current].source
         return source.newest_post(subreddits) if isinstance(source, HoldsHistory) else None
+
+    def recent_posts(self, subreddit: str, *, limit: int = 100) -> list[RawThing]:
+        """The newest posts of ``subreddit`` from the link in use, when it lists them (Arctic
+        Shift); none from a link that does not."""
+
+        def recent(source: RedditSource, _: int) -> list[RawThing]:
+            if not isinstance(source, ListsRecent):
+                return []
+            return source.recent_posts(subreddit, limit=limit)
+
+        return self._call(recent)
 
     # --- RedditSource ---------------------------------------------------------------------
 
