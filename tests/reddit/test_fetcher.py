@@ -28,7 +28,9 @@ def corpus() -> MemorySource:
         raw_post("p4", author="AutoModerator", selftext=body),
         raw_post("p5", is_self=False, selftext=""),
         raw_post("p6", promoted=True, selftext=body),
-        raw_post("p7", title="Drill advice", selftext="Which hammer drill for concrete walls?"),
+        raw_post(
+            "p7", title="Drill advice", selftext="Which hammer drill for concrete walls and brick?"
+        ),
         raw_post("p8", selftext="plaud?", num_comments=0),
     ]
     gadgets_recorder = [raw_post("p1", selftext=body), raw_post("p9", selftext=body)]

@@ -63,6 +63,12 @@ def test_a_post_without_a_body_but_with_replies_is_kept() -> None:
     assert isinstance(answered, ScreenedPost) and answered.body == ""
     unanswered = screen(raw_post(selftext="", num_comments=0))
     assert isinstance(unanswered, Rejection) and unanswered.reason == RejectReason.TOO_SHORT
+    # found through its replies, it is not judged on a title that says nothing: the gate
+    # reads the replies
+    link = screen(raw_post(title="Look at this", selftext="", num_comments=4))
+    assert isinstance(link, ScreenedPost) and link.relevance.relevance_score == 0.0
+    off = screen(raw_post(title="Look at this", selftext="Nothing about it " * 5))
+    assert isinstance(off, Rejection) and off.reason == RejectReason.BELOW_THRESHOLD
 
 
 def test_dedupe_is_on_post_id_only_never_on_title() -> None:

@@ -6,6 +6,7 @@ widened once to all time."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,8 +23,9 @@ from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.planner import key_phrases
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.pipeline.reddit.strategies import anchored, build_plan, search_words, widen
-from crowdsift.sources.archive.demo import ensure_demo_archive
+from crowdsift.sources.archive.importer import import_files
 from crowdsift.sources.archive.source import ArchiveSource
+from tests.archive.conftest import post
 
 LLM_BOX = (
     "Which inference server holds up best when several developers share one local LLM box: "
@@ -112,26 +114,41 @@ def test_a_live_sources_window_counts_back_from_now() -> None:
     assert anchored(query, bound, NOW).since == bound - timedelta(days=30)
 
 
-@pytest.fixture(scope="module")
-def demo_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_demo_archive(tmp_path_factory.mktemp("demo"))
+def _archive(tmp_path: Path) -> Path:
+    """r/localllama: two inference-server threads in the month before its newest post, six
+    older ones that the all-time search of the core phrase ("ollama") does not find."""
+    newest = int(datetime(2025, 8, 8, tzinfo=UTC).timestamp())
+    day = 86_400
+    ages = [0, 3, 60, 90, 120, 150, 200, 300]
+    posts = [
+        post(
+            f"s{n}", subreddit="LocalLLaMA", created=newest - age * day, score=10,
+            title=f"{'Ollama or vLLM' if age < 30 else 'vLLM'} as a server for developers {n}",
+            selftext="Sharing one local LLM box between several developers: what holds up?",
+        )
+        for n, age in enumerate(ages)
+    ]  # fmt: skip
+    dump = tmp_path / "RS.ndjson"
+    dump.write_text("".join(json.dumps(p) + "\n" for p in posts))
+    target = tmp_path / "a.sqlite"
+    assert import_files([dump], target).ok
+    return target
 
 
-def test_a_window_that_finds_too_little_is_widened_once(demo_archive: Path) -> None:
-    """The last month of r/localllama's newest post holds fewer than five threads in the demo
-    archive: the plan widens once to all time and finds the "Ollama vs llama.cpp server vs
-    vLLM" thread."""
-    source = ArchiveSource(demo_archive)
+def test_a_window_that_finds_too_little_is_widened_once(tmp_path: Path) -> None:
+    """A fast-moving topic's month, counted back from the archive's newest post, holds two
+    threads: the plan widens once to all time and finds the older six."""
+    archive = _archive(tmp_path)
+    source = ArchiveSource(archive)
     deps = SidecarDeps(
         source=source, engine=LocalEngine(embedder=HashingEmbedder()), config=SidecarConfig(),
-        candidates=subreddit_profiles(demo_archive), search=SearchOptions(page_size=25),
+        candidates=subreddit_profiles(archive), search=SearchOptions(page_size=25),
     )  # fmt: skip
     try:
-        run = asyncio.run(run_reddit(LLM_BOX, deps, subreddits=["localllama"]))
+        run = asyncio.run(run_reddit(LLM_BOX, deps))
     finally:
         source.close()
-    assert run.plan is not None and run.newest is not None
-    assert run.widened_from is not None and run.widened_from < MIN_CANDIDATES
+    assert run.plan is not None and run.newest == datetime(2025, 8, 8, tzinfo=UTC)
+    assert run.widened_from == 2 < MIN_CANDIDATES
     assert {(q.time_filter, q.since) for q in run.plan.queries} == {("all", None)}
-    assert len(run.candidates) > run.widened_from
-    assert "15lwf33" in {c.post.id for c in run.candidates}
+    assert {c.post.id for c in run.candidates} == {f"s{n}" for n in range(8)}

@@ -110,11 +110,13 @@ def screen_post(
     relevance = evaluate_post_relevance(
         post_id, title, body, search_terms=list(search_terms), config=config.relevance
     )
-    if not relevance.passed:
+    # A link or image post's replies are its discussion: only a short post nobody answered is
+    # too short to be evidence, and one that was answered is not judged on its title alone
+    # (a search found it through its replies; the relevance gate reads them).
+    discussion_only = len(body) < config.min_post_chars and as_int(raw.get("num_comments")) > 0
+    if not relevance.passed and not discussion_only:
         return Rejection(post_id, RejectReason.BELOW_THRESHOLD, relevance.relevance_score)
-    if len(body) < config.min_post_chars and as_int(raw.get("num_comments")) < 1:
-        # A link or image post's replies are its discussion: only a short post nobody
-        # answered is too short to be evidence.
+    if len(body) < config.min_post_chars and not discussion_only:
         return Rejection(post_id, RejectReason.TOO_SHORT, relevance.relevance_score)
     if not post_id or post_id in seen_post_ids:
         return Rejection(post_id, RejectReason.DUPLICATE, relevance.relevance_score)

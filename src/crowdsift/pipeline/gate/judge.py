@@ -29,13 +29,34 @@ from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Ta
 log = get_logger(__name__)
 T = TypeVar("T")
 SNIPPET_CHARS = 200
+"""How much of an item's own text the judge reads."""
+REPLY_CHARS = 150
+"""How much of each best reply it reads: on Reddit the answer is in the replies, and a link
+post's replies are all the discussion there is."""
 
 
 class GateItem(BaseModel):
-    """What the judge sees of one item: its title and the start of its text."""
+    """What the judge sees of one item: its title, the start of its text, and the start of
+    its best-voted replies when the source had them at hand."""
 
     title: str
     snippet: str
+    replies: list[str] = []
+
+    def text(self) -> str:
+        """The item as one text: title, snippet, then each reply on a line of its own."""
+        lines = [self.title, self.snippet, *(f"reply: {r}" for r in self.replies)]
+        return "\n".join(line for line in lines if line)
+
+    def own_text(self) -> str:
+        """What the item says it is about: its title and text, or, for a post with no text of
+        its own (a link or an image), its title and its replies, which are its discussion.
+        Similarity alone cannot tell a reply on the subject from one that shares its words,
+        so the local judge reads replies only where nothing else says what a thread is about;
+        a model reads them all (``text``)."""
+        if len(self.snippet.strip()) >= OWN_TEXT_CHARS or not self.replies:
+            return f"{self.title}. {self.snippet}"
+        return ". ".join([self.title, *self.replies])
 
 
 class RelevanceVerdicts(BaseModel):
@@ -66,8 +87,7 @@ class RelevanceTask(Task[RelevanceVerdicts]):
 
     def messages(self) -> list[ChatMessage]:
         listed = "\n".join(
-            fence(f"item:{n}", f"{item.title}\n{item.snippet}")
-            for n, item in enumerate(self.items, start=1)
+            fence(f"item:{n}", item.text()) for n, item in enumerate(self.items, start=1)
         )
         system = (
             "You judge whether each item from " + self.source + " is relevant to the user's "
@@ -91,16 +111,35 @@ class RelevanceTask(Task[RelevanceVerdicts]):
         """Embedding similarity of query and item, blended with lexical evidence."""
         if not self.items:
             return RelevanceVerdicts(relevant=[])
-        texts = [self.query] + [f"{item.title}. {item.snippet}" for item in self.items]
+        texts = [self.query] + [item.own_text() for item in self.items]
         vectors = kit.embedder.embed(texts)
         similarity = vectors[1:] @ vectors[0]
         query_words = {w for w in tokenize(self.query) if len(w) > 2}
         scores = []
         for item, sim in zip(self.items, np.asarray(similarity).tolist(), strict=True):
-            words = set(tokenize(f"{item.title} {item.snippet}"))
+            words = set(tokenize(item.own_text()))
             lexical = len(query_words & words) / len(query_words) if query_words else 0.0
             scores.append(round(min(max(0.7 * float(sim) + 0.3 * lexical, 0.0), 1.0), 4))
         return RelevanceVerdicts(relevant=[s >= self.threshold for s in scores], scores=scores)
+
+
+OWN_TEXT_CHARS = 40
+"""Below this, a post has no text of its own to judge (the filter's ``min_post_chars``)."""
+MAX_REPLIES = 2
+Replies = Callable[[T], Sequence[str]]
+"""An item's best-voted replies, best first (empty when the source did not give them)."""
+
+
+def _gate_item(
+    item: T, text_of: Callable[[T], tuple[str, str]], replies_of: Replies[T] | None
+) -> GateItem:
+    title, body = text_of(item)
+    replies = list(replies_of(item))[:MAX_REPLIES] if replies_of is not None else []
+    return GateItem(
+        title=title,
+        snippet=body[:SNIPPET_CHARS],
+        replies=[" ".join(r.split())[:REPLY_CHARS] for r in replies if r.strip()],
+    )
 
 
 def _title_and_body(item: Any) -> tuple[str, str]:
@@ -158,14 +197,14 @@ async def judge(
     *,
     engine: Engine,
     text_of: Callable[[T], tuple[str, str]] = _title_and_body,
+    replies_of: Replies[T] | None = None,
 ) -> GateResult:
-    """``relevance_filter`` with its usage and whether it failed open, for the pipeline."""
+    """``relevance_filter`` with its usage and whether it failed open, for the pipeline.
+    ``replies_of`` gives an item's best-voted replies, best first, when the source has them at
+    hand (the judge reads the first ``MAX_REPLIES``)."""
     if not items:
         return GateResult([], 1.0)
-    gate_items = tuple(
-        GateItem(title=title, snippet=body[:SNIPPET_CHARS])
-        for title, body in (text_of(item) for item in items)
-    )
+    gate_items = tuple(_gate_item(item, text_of, replies_of) for item in items)
     try:
         reply = await engine.run(RelevanceTask(query, source, gate_items))
         verdicts = reply.output.relevant
@@ -222,6 +261,7 @@ async def adaptive_gate(
     min_yield: float = 0.5,
     key: Callable[[T], str] | None = None,
     text_of: Callable[[T], tuple[str, str]] = _title_and_body,
+    replies_of: Replies[T] | None = None,
 ) -> Gated[T]:
     """Seed 002's adaptive pattern for any source: search, judge in one batched call; when
     fewer than ``min_yield`` are relevant and the first page was full, search once more with
@@ -231,19 +271,21 @@ async def adaptive_gate(
     verdicts are kept), so the refetch costs one call over the new items, not all of them.
     """
     items, full = await search(1)
-    gate = await judge(query, items, source, engine=engine, text_of=text_of)
+    gate = await judge(query, items, source, engine=engine, text_of=text_of, replies_of=replies_of)
     if gate.yield_ratio >= min_yield or not full or gate.failed_open:
         return Gated(list(gate.relevant), gate.scores, len(items), gate.yield_ratio, False,
                      gate.failed_open)  # fmt: skip
     log.info("relevance_refetch", source=source, yield_ratio=gate.yield_ratio)
     more, _ = await search(2)
     if key is None:
-        again = await judge(query, more, source, engine=engine, text_of=text_of)
+        again = await judge(
+            query, more, source, engine=engine, text_of=text_of, replies_of=replies_of
+        )
         return Gated(list(again.relevant), again.scores, len(more), again.yield_ratio, True,
                      again.failed_open)  # fmt: skip
     seen = {key(item) for item in items}
     new = [item for item in more if key(item) not in seen]
-    again = await judge(query, new, source, engine=engine, text_of=text_of)
+    again = await judge(query, new, source, engine=engine, text_of=text_of, replies_of=replies_of)
     judged = len(items) + len(new)
     relevant = [*gate.relevant, *again.relevant]
     return Gated(

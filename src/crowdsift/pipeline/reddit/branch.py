@@ -33,9 +33,15 @@ from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.since import format_since
-from crowdsift.core.source import LISTS_BY_DATE, HoldsHistory, ListsRecent, RedditSource
+from crowdsift.core.source import (
+    DELETED_MARKERS,
+    LISTS_BY_DATE,
+    HoldsHistory,
+    ListsRecent,
+    RedditSource,
+)
 from crowdsift.core.store import CommentStore
-from crowdsift.core.text import utc_now
+from crowdsift.core.text import clean_text, utc_now
 from crowdsift.core.tracing import annotate, stage_span
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import Embedder
@@ -335,6 +341,7 @@ async def _search_and_gate(
     )
     judge_cap = 2 * config.rerank_top
     words = search_words(analysis.english_question)
+    replies: dict[str, list[str]] = {}
 
     async def search(scale: int) -> tuple[list[Candidate], bool]:
         nonlocal plan
@@ -357,7 +364,11 @@ async def _search_and_gate(
         run.duplicates_removed = found.duplicates_removed
         run.searches, run.failed_searches = found.searches, found.failed_searches
         run.errors += [e for e in found.report.errors if e not in run.errors]
-        return heuristic_order(run.candidates)[:judge_cap], found.report.full_queries > 0
+        ordered = heuristic_order(run.candidates)[:judge_cap]
+        if deps.source.name in LOCAL_STORES:  # replies cost nothing to read: the judge gets them
+            missing = [c.post.id for c in ordered if c.post.id not in replies]
+            replies.update(await runner.call(best_replies, deps.source, missing))
+        return ordered, found.report.full_queries > 0
 
     gated = await adaptive_gate(
         analysis.english_question,
@@ -367,6 +378,7 @@ async def _search_and_gate(
         min_yield=deps.min_yield,
         key=lambda c: c.post.id,
         text_of=lambda c: (c.post.title, c.post.selftext),
+        replies_of=lambda c: replies.get(c.post.id, []),
     )
     run.gate = GateSummary(
         judged=gated.judged, relevant=len(gated.relevant), yield_ratio=gated.yield_ratio,
@@ -385,6 +397,28 @@ async def _search_and_gate(
         f"{len(gated.relevant)} relevant of {gated.judged} judged "
         f"(yield {gated.yield_ratio:.0%}{', refetched' if gated.refetched else ''})",
     )
+
+
+LOCAL_STORES = frozenset({"archive"})
+"""Sources that read a thread's replies from a local file: the gate's judge gets them free."""
+GATE_REPLIES = 3
+"""Best-voted replies read per judged thread (the judge reads the first two that say
+something)."""
+
+
+def best_replies(source: RedditSource, post_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Each thread's best-voted top-level replies, cleaned, best first (blocking; a thread whose
+    replies cannot be read has none: the judge still has its title and text)."""
+    found: dict[str, list[str]] = {}
+    for post_id in post_ids:
+        try:
+            raws = source.fetch_post_comments(post_id, limit=GATE_REPLIES)
+        except CrowdsiftError as exc:
+            log.info("gate_replies_failed", post_id=post_id, error=str(exc))
+            continue
+        bodies = (clean_text(str(raw.get("body") or "")) for raw in raws)
+        found[post_id] = [b for b in bodies if b and b not in DELETED_MARKERS]
+    return found
 
 
 def _can_afford_searches(deps: SidecarDeps, plan: SearchPlan) -> bool:
