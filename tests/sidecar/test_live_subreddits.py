@@ -50,6 +50,9 @@ def test_an_engines_valid_picks_among_the_ranked_candidates_win() -> None:
     assert _formulate(ScriptedEngine([reply]), ranked=True) == ["homelab"]
     nothing = {"english_question": "", "keywords": ["home assistant"], "subreddits": ["!!"]}
     assert _formulate(ScriptedEngine([nothing]), ranked=True) == ["homeassistant", "homelab"]
+    # a community it was not shown is checked against what it was shown, and replaced
+    unknown = {"english_question": "", "keywords": ["home assistant"], "subreddits": ["crypto"]}
+    assert _formulate(ScriptedEngine([unknown]), ranked=True) == ["homeassistant", "homelab"]
 
 
 def _info(name: str, description: str) -> SubredditInfo:
@@ -81,3 +84,17 @@ def test_a_live_question_searches_the_directorys_closest_communities(tmp_path: P
     # the user's own subreddits never consult the directory
     mine = asyncio.run(run_reddit("How do I back up Home Assistant?", deps, subreddits=["x1x"]))
     assert mine.analysis is not None and mine.analysis.subreddits == ["x1x"]
+
+
+def test_without_a_directory_a_live_question_says_how_to_get_one(tmp_path: Path) -> None:
+    events: list[tuple[str, str]] = []
+    deps = SidecarDeps(
+        source=MemorySource(name="reddit-api"), engine=LocalEngine(embedder=HashingEmbedder()),
+        config=SidecarConfig(max_subreddits=1), candidates=RANKED, candidates_closed=False,
+        clock=lambda: NOW, progress=lambda stage, message: events.append((stage, message)),
+    )  # fmt: skip
+    asyncio.run(run_reddit("How do I back up Home Assistant?", deps))
+    assert any("crowdsift subreddits update" in message for _, message in events)
+    events.clear()
+    asyncio.run(run_reddit("How do I back up Home Assistant?", deps, subreddits=["homelab"]))
+    assert not any("crowdsift subreddits update" in message for _, message in events)

@@ -82,10 +82,8 @@ async def research_deps(
             if search_reddit:
                 built = build_source(settings, options.source, archive=options.archive)
                 stack.callback(built.source.close)
-                if built.notice and callable(options.progress):
-                    progress("source", built.notice)
-                elif built.notice:
-                    print(f"note: {built.notice}", file=sys.stderr)
+                if built.notice:
+                    _tell(options.progress, progress, built.notice)
                 reddit = built.source
                 sample_data = built.sample_data
                 archive = _archive_path(reddit)
@@ -123,6 +121,14 @@ async def research_deps(
     finally:
         if options.shared_engine is None:
             await engine.aclose()
+
+
+def _tell(wanted: bool | Progress, progress: Progress, message: str) -> None:
+    """A notice: to the run's progress callback, else on stderr (never on stdout)."""
+    if callable(wanted):
+        progress("source", message)
+    else:
+        print(f"note: {message}", file=sys.stderr)
 
 
 def _directory(settings: Settings) -> SubredditDirectory | None:

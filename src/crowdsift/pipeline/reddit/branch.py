@@ -186,6 +186,11 @@ async def run_reddit(
     return run
 
 
+NO_DIRECTORY = (
+    "no subreddit directory yet, so this live question chooses among a dozen built-in "
+    "communities; `crowdsift subreddits update` builds one of thousands (once), or name some "
+    "with -r"
+)
 DIRECTORY_CANDIDATES = 8
 """Communities of the directory the formulation chooses among for one question."""
 
@@ -284,6 +289,8 @@ async def _stages(
         if not subreddits and deps.directory is not None and deps.embedder is not None:
             candidates = await _closest_communities(question, deps, runner)
             ranked = candidates != list(deps.candidates)
+        elif not subreddits and not deps.candidates_closed:
+            deps.progress("formulate", NO_DIRECTORY)
         formulated = await formulate(
             question, engine=deps.engine, candidates=candidates, subreddits=subreddits,
             config=config, closed=deps.candidates_closed, ranked=ranked,

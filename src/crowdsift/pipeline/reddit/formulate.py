@@ -413,12 +413,13 @@ def _subreddits(
     name outside them is a lie to replace. A live source (Reddit's API, Arctic Shift) has every
     subreddit: the built-in candidates are only suggestions, and any valid name the engine picks
     is kept (the topic check applies to the candidates it knows). ``ranked``: the candidates
-    are the directory's closest communities to this question, best first; the engine's valid
-    picks, else the first ones, are searched without a second topic check."""
+    are the directory's closest communities to this question, best first: the engine's picks
+    among them (a name it was not shown is replaced, as an archive's would be), else the first
+    ones, are searched without a second topic check."""
     if user:
         return list(user)
     known = [c.name for c in candidates]
-    screened = screen_subreddits(proposed, known if closed else [])
+    screened = screen_subreddits(proposed, known if closed or ranked else [])
     replaced += screened.dropped
     if closed and known:  # an archive: every subreddit it holds is searched, the ranking decides
         return known
