@@ -13,14 +13,17 @@ from pydantic import ValidationError
 
 from crowdsift.core.config import Settings
 from crowdsift.core.errors import SourceError
+from crowdsift.sources.reddit.community_posts import (
+    RECENT_TERMS,
+    RECENT_TITLES,
+    TITLE_CHARS,
+    profile_words,
+)
 from crowdsift.sources.reddit.directory import (
     DEFAULT_PREFIXES,
     DIRECTORY_MAX_AGE,
     MIN_SUBSCRIBERS,
     PROFILE_LIMIT,
-    RECENT_TERMS,
-    RECENT_TITLES,
-    TITLE_CHARS,
     SubredditDirectory,
     SubredditDirectoryError,
     SubredditInfo,
@@ -28,7 +31,6 @@ from crowdsift.sources.reddit.directory import (
     directory_path,
     profile_directory,
     profile_targets,
-    profile_words,
     refresh_directory,
 )
 

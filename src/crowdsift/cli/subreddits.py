@@ -324,7 +324,7 @@ def _open_fetch(settings: Settings) -> Iterator[Fetch]:
 def _open_recent(settings: Settings) -> Iterator[FetchRecent]:
     """``fetch_recent(name)`` over Arctic Shift: the community's newest posts, one request."""
     from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
-    from crowdsift.sources.reddit.directory import RECENT_POSTS
+    from crowdsift.sources.reddit.community_posts import RECENT_POSTS
 
     source = ArcticShiftSource.from_settings(settings)
     try:
@@ -392,7 +392,7 @@ def _embedder(settings: Settings) -> Embedder:
     """The local engine's model (CROWDSIFT_EMBEDDING_MODEL / _RUNTIME)."""
     from crowdsift.engines.embedding import MiniLMEmbedder
 
-    return MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime)
+    return MiniLMEmbedder.from_settings(settings)
 
 
 def _embed_note(count: int) -> None:

@@ -21,13 +21,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from crowdsift.core.errors import ConfigError
 from crowdsift.core.log import get_logger
+
+if TYPE_CHECKING:
+    from crowdsift.core.config import Settings
 from crowdsift.engines.vector_cache import DiskVectorCache, vector_key
 
 log = get_logger(__name__)
@@ -128,6 +131,11 @@ class MiniLMEmbedder:
         self._runtime: Runtime = runtime
         self._export_dirs = tuple(export_dirs) if export_dirs is not None else None
         self.name = model or DEFAULT_NAME
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> MiniLMEmbedder:
+        """The model and runtime ``CROWDSIFT_EMBEDDING_MODEL`` / ``_RUNTIME`` name."""
+        return cls(settings.embedding_model, runtime=settings.embedding_runtime)
 
     @property
     def runtime(self) -> str:

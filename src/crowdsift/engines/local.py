@@ -43,7 +43,7 @@ class LocalEngine:
     def from_settings(cls, settings: Settings) -> LocalEngine:
         """MiniLM, with its vectors kept in ``<data dir>/vectors.sqlite`` between runs."""
         return cls(
-            MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime),
+            MiniLMEmbedder.from_settings(settings),
             vectors=DiskVectorCache(settings.data_dir / VECTOR_CACHE_FILE),
         )
 

@@ -150,7 +150,7 @@ def _embedder(engine: Engine, settings: Settings) -> Embedder:
         inner = getattr(inner, "inner", None)
     from crowdsift.engines.embedding import MiniLMEmbedder
 
-    return MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime)
+    return MiniLMEmbedder.from_settings(settings)
 
 
 def _archive_path(source: RedditSource) -> Path | None:

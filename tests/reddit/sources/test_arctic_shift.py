@@ -24,7 +24,8 @@ from crowdsift.http.identity import crowdsift_user_agent
 from crowdsift.http.ratelimit import RateLimiter
 from crowdsift.http.retry import RetryBudget
 from crowdsift.http.transport import HttpTransport
-from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource, TimeCursor
+from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
+from crowdsift.sources.reddit.arctic_shift_items import TimeCursor
 from crowdsift.sources.reddit.pagination import paginate_search
 from tests.support.arctic_shift_server import ArcticShiftServer
 

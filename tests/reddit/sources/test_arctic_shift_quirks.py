@@ -18,7 +18,7 @@ import pytest
 from crowdsift.core.errors import ResponseError, SourceError
 from crowdsift.core.source import ENGAGEMENT_PENDING
 from crowdsift.http.ratelimit import RateLimiter
-from crowdsift.sources.reddit.arctic_shift import PENDING_HORIZON, engagement_pending
+from crowdsift.sources.reddit.arctic_shift_items import PENDING_HORIZON, engagement_pending
 from crowdsift.sources.reddit.arctic_shift_params import check, empty_window
 from crowdsift.sources.reddit.pagination import paginate_search
 from tests.reddit.sources.test_arctic_shift import (

@@ -29,19 +29,12 @@ from pathlib import Path
 from types import TracebackType
 
 from crowdsift.core.config import SidecarConfig
-from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.since import format_since
-from crowdsift.core.source import (
-    DELETED_MARKERS,
-    LISTS_BY_DATE,
-    HoldsHistory,
-    ListsRecent,
-    RedditSource,
-)
+from crowdsift.core.source import RedditSource
 from crowdsift.core.store import CommentStore
-from crowdsift.core.text import clean_text, utc_now
+from crowdsift.core.text import utc_now
 from crowdsift.core.tracing import annotate, stage_span
 from crowdsift.engines.base import Engine
 from crowdsift.engines.embedding import Embedder
@@ -49,22 +42,23 @@ from crowdsift.pipeline.fetch.bm25 import rank_candidates
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
 from crowdsift.pipeline.fetch.filtering import FilterConfig
 from crowdsift.pipeline.gate.judge import adaptive_gate
+from crowdsift.pipeline.gate.replies import LOCAL_STORES, best_replies
+from crowdsift.pipeline.reddit.budget import by_date, can_afford_searches, drill_count
+from crowdsift.pipeline.reddit.communities import (
+    NO_DIRECTORY,
+    closest_communities,
+    newest_held,
+    recent_profiles,
+)
 from crowdsift.pipeline.reddit.drill import drill
 from crowdsift.pipeline.reddit.formulate import formulate
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost
 from crowdsift.pipeline.reddit.planner import SubredditProfile
-from crowdsift.pipeline.reddit.recent import (
-    RECENT_POSTS,
-    RecentProfile,
-    newest_of,
-    recent_profile,
-    word_shares,
-)
+from crowdsift.pipeline.reddit.recent import RecentProfile, newest_of, word_shares
 from crowdsift.pipeline.reddit.rerank import heuristic_order, rerank
 from crowdsift.pipeline.reddit.runner import SourceRunner
 from crowdsift.pipeline.reddit.strategies import build_plan, search_words, widen
 from crowdsift.sources.reddit.directory import SubredditDirectory
-from crowdsift.sources.reddit.directory_match import closest
 
 log = get_logger(__name__)
 
@@ -186,87 +180,6 @@ async def run_reddit(
     return run
 
 
-NO_DIRECTORY = (
-    "no subreddit directory yet, so this live question chooses among a dozen built-in "
-    "communities; `crowdsift subreddits update` builds one of thousands (once), or name some "
-    "with -r"
-)
-DIRECTORY_CANDIDATES = 8
-"""Communities of the directory the formulation chooses among for one question."""
-
-
-async def _closest_communities(
-    question: str, deps: SidecarDeps, runner: SourceRunner
-) -> list[SubredditProfile]:
-    """The directory's communities closest to ``question``, as the formulation's candidates
-    (their descriptions are what an engine reads about them); the built-in list when none is
-    close (an empty directory)."""
-    assert deps.directory is not None and deps.embedder is not None
-    matches = await runner.call(
-        closest, question, deps.directory, deps.embedder,
-        limit=DIRECTORY_CANDIDATES, cache_dir=deps.directory_cache,
-    )  # fmt: skip
-    log.info("directory_candidates", candidates=[(m.info.name, m.score) for m in matches])
-    if not matches:
-        return list(deps.candidates)
-    return [
-        SubredditProfile(name=m.info.name, description=f"{m.info.title}. {m.info.description}")
-        for m in matches
-    ]
-
-
-async def _recent_profiles(
-    deps: SidecarDeps, runner: SourceRunner, subreddits: Sequence[str]
-) -> list[RecentProfile]:
-    """What the searched communities' newest posts say (one request each), for a live source
-    that lists them; none for any other source, and none for a community whose listing fails
-    (the plan then counts its window back from now and orders words as the question does)."""
-    source = deps.source
-    if not isinstance(source, ListsRecent):
-        return []
-    profiles: list[RecentProfile] = []
-    for name in subreddits:
-        try:
-            posts = await runner.call(source.recent_posts, name, limit=RECENT_POSTS)
-        except CrowdsiftError as exc:
-            log.info("recent_posts_failed", subreddit=name, error=str(exc))
-            continue
-        profiles.append(recent_profile(name, posts))
-    return profiles
-
-
-def newest_held(source: RedditSource, subreddits: Sequence[str]) -> datetime | None:
-    """The newest post ``source`` holds in ``subreddits``, when it is a store that knows (an
-    archive); None for a live source, whose windows count back from now."""
-    if not isinstance(source, HoldsHistory):
-        return None
-    return source.newest_post(subreddits)
-
-
-MIN_DRILL = 3
-"""Threads drilled even when a request budget is spent: an answer needs replies to quote."""
-
-
-def _by_date(source: RedditSource) -> bool:
-    return source.name in LISTS_BY_DATE
-
-
-def _requests_left(deps: SidecarDeps) -> int | None:
-    """What is left of a source's request budget (``dated_requests``); None: no budget."""
-    if not _by_date(deps.source):
-        return None
-    return deps.config.dated_requests - deps.source.stats.requests
-
-
-def drill_count(deps: SidecarDeps, wanted: int) -> int:
-    """How many threads to drill: ``wanted``, or what a request budget leaves (one request a
-    thread), but never fewer than ``MIN_DRILL`` while threads are wanted."""
-    left = _requests_left(deps)
-    if left is None or wanted == 0:
-        return wanted
-    return max(min(wanted, left), min(wanted, MIN_DRILL))
-
-
 def bound_message(timeout_s: float, stage: str) -> str:
     """What a run that hit ``CROWDSIFT_SIDECAR_TIMEOUT`` says, naming the stage it was in."""
     return (
@@ -287,8 +200,11 @@ async def _stages(
         deps.progress("formulate", "reading the question (intent, time range, queries)")
         candidates, ranked = deps.candidates, False
         if not subreddits and deps.directory is not None and deps.embedder is not None:
-            candidates = await _closest_communities(question, deps, runner)
-            ranked = candidates != list(deps.candidates)
+            nearest = await runner.call(
+                closest_communities, question, deps.directory, deps.embedder,
+                cache_dir=deps.directory_cache,
+            )  # fmt: skip
+            candidates, ranked = (nearest, True) if nearest else (deps.candidates, False)
         elif not subreddits and not deps.candidates_closed:
             deps.progress("formulate", NO_DIRECTORY)
         formulated = await formulate(
@@ -299,12 +215,12 @@ async def _stages(
         run.errors += formulated.errors
         run.newest = newest_held(deps.source, analysis.subreddits)
         if run.newest is None:  # a live source: its communities' recent threads say
-            run.profiles = await _recent_profiles(deps, runner, analysis.subreddits)
+            run.profiles = await runner.call(recent_profiles, deps.source, analysis.subreddits)
             run.newest = newest_of(run.profiles)
         shares = word_shares(search_words(analysis.english_question), run.profiles)
         run.plan = plan = build_plan(
             analysis, config, page_size=deps.search.page_size, since=deps.since,
-            now=deps.clock(), newest=run.newest, by_date=_by_date(deps.source), shares=shares,
+            now=deps.clock(), newest=run.newest, by_date=by_date(deps.source), shares=shares,
         )  # fmt: skip
 
     with _Timed(run, "search"):
@@ -318,7 +234,7 @@ async def _stages(
         return
 
     with _Timed(run, "drill"):
-        top = run.ranked[: drill_count(deps, config.drill_top)]
+        top = run.ranked[: drill_count(deps.source, config.dated_requests, config.drill_top)]
         deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
         by_id = {c.post.id: c for c in run.candidates}
         threads = await drill(
@@ -352,12 +268,12 @@ async def _search_and_gate(
 
     async def search(scale: int) -> tuple[list[Candidate], bool]:
         nonlocal plan
-        if scale > 1 and not _can_afford_searches(deps, plan):
+        if scale > 1 and not can_afford_searches(deps.source, config.dated_requests, plan):
             log.info("sidecar_refetch_skipped", reason="request budget")
             return heuristic_order(run.candidates)[:judge_cap], False
         found = await runner.call(fetcher.search, plan, scale=scale)
         wider = widen(plan) if len(found.candidates) < MIN_CANDIDATES else None
-        if wider is not None and not _can_afford_searches(deps, wider):
+        if wider is not None and not can_afford_searches(deps.source, config.dated_requests, wider):
             log.info("sidecar_widen_skipped", reason="request budget")
             wider = None
         if wider is not None:  # the window held too little: once more over all time
@@ -366,7 +282,7 @@ async def _search_and_gate(
             run.plan = plan = wider
             found = await runner.call(fetcher.search, plan, scale=scale)
         run.report, run.candidates = found.report, found.candidates
-        if _by_date(deps.source):  # its order is by date: rank what it found by the words
+        if by_date(deps.source):  # its order is by date: rank what it found by the words
             run.candidates = rank_candidates(found.candidates, words)
         run.duplicates_removed = found.duplicates_removed
         run.searches, run.failed_searches = found.searches, found.failed_searches
@@ -404,37 +320,6 @@ async def _search_and_gate(
         f"{len(gated.relevant)} relevant of {gated.judged} judged "
         f"(yield {gated.yield_ratio:.0%}{', refetched' if gated.refetched else ''})",
     )
-
-
-LOCAL_STORES = frozenset({"archive"})
-"""Sources that read a thread's replies from a local file: the gate's judge gets them free."""
-GATE_REPLIES = 3
-"""Best-voted replies read per judged thread (the judge reads the first two that say
-something)."""
-
-
-def best_replies(source: RedditSource, post_ids: Sequence[str]) -> dict[str, list[str]]:
-    """Each thread's best-voted top-level replies, cleaned, best first (blocking; a thread whose
-    replies cannot be read has none: the judge still has its title and text)."""
-    found: dict[str, list[str]] = {}
-    for post_id in post_ids:
-        try:
-            raws = source.fetch_post_comments(post_id, limit=GATE_REPLIES)
-        except CrowdsiftError as exc:
-            log.info("gate_replies_failed", post_id=post_id, error=str(exc))
-            continue
-        bodies = (clean_text(str(raw.get("body") or "")) for raw in raws)
-        found[post_id] = [b for b in bodies if b and b not in DELETED_MARKERS]
-    return found
-
-
-def _can_afford_searches(deps: SidecarDeps, plan: SearchPlan) -> bool:
-    """Whether running ``plan``'s searches once more (a refetch's next page each, or a widened
-    window) leaves ``MIN_DRILL`` requests of the budget for the drill; always, for a source
-    without one."""
-    left = _requests_left(deps)
-    searches = len(plan.queries) * max(len(plan.subreddits), 1)
-    return left is None or left - searches >= MIN_DRILL
 
 
 class _Timed:

@@ -23,8 +23,6 @@ from pydantic import BaseModel, Field
 
 from crowdsift.core.source import RawThing
 
-RECENT_POSTS = 100
-"""Posts read per community: one request of the largest page Arctic Shift serves."""
 MIN_POSTS = 20
 """Recent posts needed before a word's share of them is taken as how common it is."""
 _TOKEN = re.compile(r"[^\W_]+(?:[.+#-][^\W_]+)*")

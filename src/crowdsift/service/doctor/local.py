@@ -123,7 +123,7 @@ _EMBEDDING_FIX = (
 
 
 def _settings_embedder(settings: Settings) -> Embedder:
-    return MiniLMEmbedder(settings.embedding_model, runtime=settings.embedding_runtime)
+    return MiniLMEmbedder.from_settings(settings)
 
 
 def _megabytes(path: Path) -> str:

@@ -47,10 +47,10 @@ source does about each:
   before it is sent, a window that exclusive bounds leave empty is not sent at all, and a 400
   the API still returns is an error naming the request, never an empty answer.
 - ``score`` and ``num_comments`` are placeholders (1 and 0) until Arctic Shift fetches a post a
-  second time, about 36 h later (``_meta.retrieved_2nd_on``; the re-fetch queue has run ten
-  days late). A post without that stamp, unless older than ``PENDING_HORIZON`` and without
-  ``_meta`` (records from before the stamp existed), is marked ``ENGAGEMENT_PENDING`` and the
-  rerank treats its engagement as unknown (neutral), not as final.
+  second time, about 36 h later (``_meta.retrieved_2nd_on``; the re-fetch queue has run ten days
+  late). A post without that stamp, unless older than ``arctic_shift_items.PENDING_HORIZON`` and
+  without ``_meta`` (records from before the stamp existed), is marked ``ENGAGEMENT_PENDING``
+  and the rerank treats its engagement as unknown (neutral), not as final.
 
 How Reddit's search maps onto it:
 
@@ -79,7 +79,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -94,6 +93,13 @@ from crowdsift.core.text import utc_now
 from crowdsift.http.identity import crowdsift_user_agent
 from crowdsift.http.ratelimit import RateLimiter
 from crowdsift.http.transport import HttpTransport, OwnsClient
+from crowdsift.sources.reddit.arctic_shift_items import (
+    TimeCursor,
+    bare_subreddit,
+    engagement_pending,
+    envelope_error,
+    unwrap,
+)
 from crowdsift.sources.reddit.arctic_shift_params import (
     COMMENT_IDS_PATH,
     COMMENTS_PATH,
@@ -118,8 +124,6 @@ TREE_LIMIT = 2000
 that slows the API for everyone (Arctic Shift issue #33)."""
 RATE_WINDOW = 60.0
 """Arctic Shift's rate-limit window in seconds (``x-ratelimit-reset`` counts down from 60)."""
-PENDING_HORIZON = 14 * 86400
-"""A post younger than this without ``_meta.retrieved_2nd_on`` has placeholder engagement."""
 
 TIME_FILTER_SECONDS: dict[str, int] = {
     "hour": 3600,
@@ -134,53 +138,6 @@ _WHAT_TO_DO = (
     "search in very active subreddits: narrow CROWDSIFT_SEARCH_TIME, lower CROWDSIFT_PAGE_SIZE, "
     "try again later, or use --source archive / --source reddit-api."
 )
-
-
-@dataclass(frozen=True)
-class TimeCursor:
-    """Where the next date-ordered page starts: at second ``edge``, minus the IDs in ``seen``.
-
-    An empty ``seen`` means "strictly past ``edge``" (used when a full page of one second made
-    no progress, so the rest of that second is skipped rather than looping).
-    """
-
-    edge: int
-    seen: frozenset[str] = frozenset()
-
-    def encode(self) -> str:
-        return f"{self.edge}:{','.join(sorted(self.seen))}" if self.seen else str(self.edge)
-
-    @classmethod
-    def decode(cls, text: str) -> TimeCursor:
-        edge, _, ids = text.partition(":")
-        try:
-            return cls(int(edge), frozenset(i for i in ids.split(",") if i))
-        except ValueError:
-            raise ValueError(
-                f"{text!r} is not an arctic-shift cursor; pass the 'after' of a page this "
-                "source returned (or None for the first page)"
-            ) from None
-
-    def bound(self, *, descending: bool) -> int:
-        """The exclusive ``before`` (descending) or ``after`` (ascending) for the next request."""
-        if descending:
-            return self.edge + 1 if self.seen else self.edge
-        return self.edge - 1 if self.seen else self.edge
-
-    @classmethod
-    def after_page(cls, items: list[RawThing], previous: TimeCursor | None) -> TimeCursor | None:
-        """The cursor past ``items`` (the raw page, in API order); None if it has no dates."""
-        things = [thing for item in items if (thing := _unwrap(item, None)) is not None]
-        dated = [(ts, str(t.get("id"))) for t in things if (ts := _created(t)) is not None]
-        if not dated:
-            return None
-        edge = dated[-1][0]
-        seen = {item_id for ts, item_id in dated if ts == edge}
-        if previous is not None and previous.edge == edge:
-            if seen <= previous.seen:  # a full page inside one second, nothing new: skip it
-                return cls(edge)
-            seen |= previous.seen
-        return cls(edge, frozenset(seen))
 
 
 class ArcticShiftSource(OwnsClient):
@@ -337,7 +294,7 @@ class ArcticShiftSource(OwnsClient):
         if wanted:
             ids = ",".join(f"t1_{i}" for i in wanted[:IDS_MAX])
             more, _ = self._search(COMMENT_IDS_PATH, {"ids": ids})
-            comments += [c for item in more if (c := _unwrap(item, "t1")) is not None]
+            comments += [c for item in more if (c := unwrap(item, "t1")) is not None]
             self._count("tree_expanded", len(wanted[:IDS_MAX]))
             if len(wanted) > IDS_MAX:
                 self._count("tree_collapsed_left", len(wanted) - IDS_MAX)
@@ -353,7 +310,7 @@ class ArcticShiftSource(OwnsClient):
         two, non-empty (a leading ``r/`` is dropped); ``limit`` is clamped to 1-1000. Paced,
         retried and shrunk on a query timeout like every request here (``_search``)."""
         key, raw = ("subreddit_prefix", prefix) if name is None else ("subreddit", name)
-        value = _bare_subreddit(raw or "")
+        value = bare_subreddit(raw or "")
         if (prefix is None) == (name is None) or not value:
             raise ValueError(
                 "search_subreddits takes exactly one non-empty prefix= or name=, "
@@ -361,7 +318,7 @@ class ArcticShiftSource(OwnsClient):
             )
         limit = min(max(limit, 1), SUBREDDIT_LIMIT_MAX)
         items, _ = self._search(SUBREDDITS_PATH, {key: value, "limit": limit})
-        subreddits = [about for item in items if (about := _unwrap(item, "t5")) is not None]
+        subreddits = [about for item in items if (about := unwrap(item, "t5")) is not None]
         log.debug("arctic_shift_subreddits", param=key, value=value, found=len(subreddits))
         return subreddits
 
@@ -387,9 +344,9 @@ class ArcticShiftSource(OwnsClient):
                 )
             except HttpStatusError as exc:
                 body, status = exc.body, exc.status or 0
-                if _envelope_error(body) is None:
+                if envelope_error(body) is None:
                     raise
-            error = _envelope_error(body)
+            error = envelope_error(body)
             if error is None:
                 if isinstance(body, dict) and isinstance(body.get("data"), list):
                     return body["data"], asked
@@ -429,7 +386,7 @@ class ArcticShiftSource(OwnsClient):
         now = self._epoch()
         posts = []
         for item in items:
-            post = _unwrap(item, "t3")
+            post = unwrap(item, "t3")
             if post is None or (cursor is not None and str(post.get("id")) in cursor.seen):
                 continue
             if str(post.get("subreddit", "")).lower() != subreddit.lower():
@@ -445,7 +402,7 @@ class ArcticShiftSource(OwnsClient):
         """t1 dicts whose thread is ``fullname`` and whose parent is the post itself."""
         comments = []
         for item in items:
-            comment = _unwrap(item, "t1")
+            comment = unwrap(item, "t1")
             if comment is None:
                 continue  # "more" stubs and anything that is not a comment
             if comment.get("link_id") != fullname or comment.get("parent_id") != fullname:
@@ -464,21 +421,6 @@ class ArcticShiftSource(OwnsClient):
         return self._clock().timestamp()
 
 
-def engagement_pending(post: RawThing, now: float) -> bool:
-    """Whether ``score``/``num_comments`` are still Arctic Shift's first-pass placeholders.
-
-    The stamp decides, not the age (the re-fetch queue runs days late): with ``_meta`` and no
-    ``retrieved_2nd_on`` they are placeholders whatever the age (a few posts are never fetched
-    again). Without ``_meta`` at all, only a post older than ``PENDING_HORIZON`` is taken as
-    final: records from before Arctic Shift stamped its second pass carry no ``_meta``.
-    """
-    meta = post.get("_meta")
-    if isinstance(meta, dict):
-        return meta.get("retrieved_2nd_on") is None
-    created = _created(post)
-    return created is None or now - created < PENDING_HORIZON
-
-
 def _refusal(url: str, status: int, error: str, params: dict[str, str | int | float]) -> str:
     """What to tell the user when Arctic Shift refuses a request (a 400 is our bug or theirs)."""
     names = ", ".join(sorted(params)) or "none"
@@ -493,39 +435,3 @@ def _refusal(url: str, status: int, error: str, params: dict[str, str | int | fl
         f"Arctic Shift refused GET {url} (HTTP {status}): {error!r}. The API may have "
         "changed; check ARCTIC_SHIFT_BASE_URL, or use --source archive."
     )
-
-
-def _bare_subreddit(text: str) -> str:
-    """``text`` without whitespace or a leading ``/r/``, ``r/`` or ``/``."""
-    bare = text.strip().removeprefix("/")
-    return bare[2:] if bare[:2].lower() == "r/" else bare
-
-
-def _unwrap(item: Any, kind: str | None) -> RawThing | None:
-    """A bare ``data`` dict as the search endpoints send it, or the ``data`` of a kind wrapper.
-
-    ``kind=None`` accepts any kind (for dates); otherwise a wrapper of another kind is None.
-    """
-    if not isinstance(item, dict):
-        return None
-    if "kind" in item and isinstance(item.get("data"), dict):
-        return item["data"] if kind is None or item["kind"] == kind else None
-    return item
-
-
-def _created(item: RawThing) -> int | None:
-    """``created_utc`` as whole seconds (the archive has ints, some dumps floats)."""
-    value = item.get("created_utc")
-    if not isinstance(value, int | float | str) or isinstance(value, bool):
-        return None
-    try:
-        return int(float(value))
-    except (TypeError, ValueError, OverflowError):  # also "inf", 1e999, an int past ~1e308
-        return None
-
-
-def _envelope_error(body: Any) -> str | None:
-    """The ``error`` of an Arctic Shift error envelope, if ``body`` is one."""
-    if isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]:
-        return str(body["error"])
-    return None

@@ -28,7 +28,6 @@ that prefers to carry on catches the one error class.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 import tempfile
@@ -45,7 +44,12 @@ from crowdsift.core.config import Settings
 from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import HISTORIC_SUBREDDITS, AwareDatetime, normalise_subreddit
-from crowdsift.core.text import STOPWORDS, tokenize, utc_now
+from crowdsift.core.text import utc_now
+from crowdsift.sources.reddit.community_posts import (
+    as_count,
+    clean_field,
+    summarise_posts,
+)
 
 log = get_logger(__name__)
 
@@ -71,19 +75,6 @@ DESCRIPTION_CHARS = 500
 PROFILE_LIMIT = 1000
 """Entries profiled by default, biggest first: one request each, and Arctic Shift sustains
 about 0.8 a second, so this is ~20 minutes; smaller communities rarely decide a search."""
-RECENT_POSTS = 100
-"""Posts read per community: one request of the largest page Arctic Shift serves."""
-RECENT_TITLES = 40
-"""Titles kept per profile: the best-scored of the posts read (about 3 KB an entry)."""
-TITLE_CHARS = 120
-"""A kept title is cut to this (at a word): a title's opening says what the thread is about."""
-RECENT_TERMS = 150
-"""Words kept per profile: those the most posts read use (title or body), each in at least
-``MIN_TERM_POSTS`` (about 2 KB an entry). Bodies say what titles leave out ("VRAM" is in one
-r/LocalLLaMA title of a hundred and in 17 posts); on threads held out from the profiles, 150
-matched as well as 300 or 500 and better than 100."""
-MIN_TERM_POSTS = 2
-"""A word in one post only is as likely an accident as a topic; twice is a habit."""
 
 
 class SubredditDirectoryError(CrowdsiftError):
@@ -147,9 +138,9 @@ class SubredditInfo(BaseModel):
             return cls(
                 name=display,
                 display_name=display,
-                title=_clean(raw.get("title")),
+                title=clean_field(raw.get("title")),
                 description=_description(raw),
-                subscribers=_count(raw.get("subscribers")),
+                subscribers=as_count(raw.get("subscribers")),
                 over18=raw.get("over18") is True or raw.get("over_18") is True,
             )
         except ValidationError:
@@ -163,35 +154,15 @@ class SubredditInfo(BaseModel):
         return self.profiled_at is not None
 
     def with_profile(self, posts: Sequence[Mapping[str, Any]], when: datetime) -> SubredditInfo:
-        """This entry profiled from its newest ``posts`` (raw t3 dicts, any order) at ``when``.
-
-        Posts a moderator removed are read but not described: they are what the community
-        is not about. Titles rank by score, then comments, then recency."""
-        kept = [p for p in posts if _describes(p)]
-        ranked = sorted(
-            kept,
-            key=lambda p: (
-                -_count(p.get("score")),
-                -_count(p.get("num_comments")),
-                -_count(p.get("created_utc")),
-            ),
-        )
-        titles: dict[str, str] = {}
-        for post in ranked:
-            title = _cut(_clean(post.get("title")), TITLE_CHARS)
-            titles.setdefault(title.lower(), title)
-        used = Counter[str]()
-        for post in kept:
-            used.update(set(profile_words(_post_text(post))))
-        terms = sorted(
-            ((w, n) for w, n in used.items() if n >= MIN_TERM_POSTS), key=lambda t: (-t[1], t[0])
-        )
+        """This entry profiled from its newest ``posts`` (raw t3 dicts, any order) at ``when``
+        (``community_posts.summarise_posts``)."""
+        titles, terms = summarise_posts(posts)
         return self.model_copy(
             update={
                 "profiled_at": when,
                 "profile_posts": len(posts),
-                "recent_titles": list(titles.values())[:RECENT_TITLES],
-                "recent_terms": dict(terms[:RECENT_TERMS]),
+                "recent_titles": titles,
+                "recent_terms": terms,
             }
         )
 
@@ -203,86 +174,9 @@ class SubredditInfo(BaseModel):
 PROFILE_FIELDS = ("profiled_at", "profile_posts", "recent_titles", "recent_terms")
 
 
-_LINK_OR_ENTITY = re.compile(r"https?://\S+|&#?\w+;")
-
-
-def _post_text(post: Mapping[str, Any]) -> str:
-    """Title and body, without links and HTML entities (``&amp;``, ``&#x200B;``)."""
-    body = post.get("selftext")
-    text = f"{_clean(post.get('title'))} {body if isinstance(body, str) else ''}"
-    return _LINK_OR_ENTITY.sub(" ", text)
-
-
-def _describes(post: Mapping[str, Any]) -> bool:
-    title = post.get("title")
-    if not isinstance(title, str) or not title.strip():
-        return False
-    return not post.get("removed_by_category") and title.strip() not in ("[deleted]", "[removed]")
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    head = text[: limit - 1]
-    space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:-") + "…"
-
-
-# --- words -----------------------------------------------------------------------------------
-
-_CONTRACTION_TEXT = "aren couldn didn doesn don hadn hasn haven isn shouldn wasn weren won wouldn"
-_CONTRACTIONS = frozenset(_CONTRACTION_TEXT.split())
-"""What "doesn't" leaves of itself once the apostrophe splits it."""
-
-_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
-
-
-def profile_words(text: str) -> list[str]:
-    """The words profiles and questions compare by: lower-cased word tokens
-    (``core.text.tokenize``: "GLM 4.5" → glm, 4, 5) without stop words (``STOPWORDS`` and
-    the stubs of "doesn't"), kept when 3+ characters (numbers too: "5070", "1080") or two
-    mixing a letter and a digit ("m4", "4k"); then hyphenated words joined ("Wi-Fi" → wifi,
-    "e-mail" → email), as they are as often written. A plural "s"/"ies" is dropped, so "GPUs"
-    meets "GPU" and "cameras" "camera"."""
-    tokens = tokenize(text)
-    if "-" in text:
-        tokens += ["".join(tokenize(m.group())) for m in _HYPHENATED.finditer(text)]
-    words = []
-    for token in tokens:
-        if token in STOPWORDS or token in _CONTRACTIONS:
-            continue
-        if len(token) < 3 and not (len(token) == 2 and not token.isalpha() and not token.isdigit()):
-            continue
-        words.append(_singular(token))
-    return words
-
-
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def _clean(value: object) -> str:
-    return " ".join(value.split()) if isinstance(value, str) else ""
-
-
 def _description(raw: Mapping[str, Any]) -> str:
-    text = _clean(raw.get("public_description")) or _clean(raw.get("description"))
+    text = clean_field(raw.get("public_description")) or clean_field(raw.get("description"))
     return text[:DESCRIPTION_CHARS].rstrip()
-
-
-def _count(value: object) -> int:
-    """Subscribers as Reddit sends them (int, float, numeric string); unknown is 0."""
-    if isinstance(value, bool):
-        return 0
-    try:
-        number = float(value) if isinstance(value, int | float | str) else math.nan
-    except ValueError:
-        return 0
-    return int(number) if math.isfinite(number) and number > 0 else 0
 
 
 # --- the directory ---------------------------------------------------------------------------

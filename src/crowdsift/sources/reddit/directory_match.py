@@ -10,7 +10,7 @@ the vector cache); the score is the sum of four weighted parts, each 0-1:
   community whose description or threads are about the question though no word is shared;
   the titles tell MiniLM what members talk about, which a description rarely says.
 - *words* (``W_WORDS`` 0.5): BM25 (``BM25_K1`` 1.2, ``BM25_B`` 0.75, IDF over the
-  directory's entries) of the question's words (``directory.profile_words``) over each
+  directory's entries) of the question's words (``community_posts.profile_words``) over each
   entry's profile text (``profile_bag``: title, description, and per word the recent posts
   using it), divided by the best entry's. A product or term the members write ("GLM",
   "VRAM", "Orbi") is what a description never says and what MiniLM knows least; IDF makes a
@@ -78,7 +78,8 @@ from pydantic import BaseModel
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import STOPWORDS
 from crowdsift.engines.embedding import Embedder
-from crowdsift.sources.reddit.directory import SubredditDirectory, SubredditInfo, profile_words
+from crowdsift.sources.reddit.community_posts import profile_words
+from crowdsift.sources.reddit.directory import SubredditDirectory, SubredditInfo
 
 log = get_logger(__name__)
 
