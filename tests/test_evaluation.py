@@ -242,8 +242,8 @@ def test_advice_counts_where_the_reader_sees_it_not_behind_full() -> None:
     """Lead: the opening paragraph. Shown: the default rendering, highlights included. A
     sentence the short answer cuts (only ``--full`` prints it) counts for neither."""
     answer = summary(
-        summary="Force-close the app first. [post:a1] It helps. It helps again. "
-        "It still helps. Reset the recorder to factory settings. [post:a1]",
+        summary="Force-close the app first. [post:a1] It helps. [post:a1] It helps again. "
+        "[post:a1] It still helps. [post:a1] Reset the recorder to factory settings. [post:a1]",
         highlights=["Toggle Bluetooth off and on [post:a1]"],
     )
     case = EvalCase(

@@ -299,7 +299,10 @@ def _plain(text: str) -> str:
 
 
 def _quoted_in(quote: str, source: str) -> bool:
-    """Is ``quote`` (perhaps cut with "…") a passage of ``source``?"""
+    """Is ``quote`` (perhaps cut with "…", perhaps a voted reply in quotation marks with its
+    votes) a passage of ``source``?"""
+    voted = re.fullmatch(r"\s*“(.+)” \(-?\d+ points?\)\s*", quote, re.DOTALL)
+    quote = voted.group(1) if voted else quote
     parts = [p.strip(" .") for p in _plain(quote).split("…") if p.strip(" .")]
     return all(part in _plain(source) for part in parts)
 

@@ -158,3 +158,12 @@ def test_exact_duplicates_run_once_and_keep_who_asked() -> None:
     # the AI query "proxmox" folded into targeted; the sniper's "proxmox guide" into ai_intent
     assert plan.also_by == {0: ["ai_intent"], 1: ["sniper"]}
     assert build_queries(analysis, CONFIG) == plan.queries
+
+
+def test_a_source_that_ranks_by_meaning_gets_the_question_searched_that_way() -> None:
+    plain = build_plan(_analysis(), CONFIG, page_size=25)
+    assert "meaning" not in [q.strategy for q in plain.queries]
+    plan = build_plan(_analysis(), CONFIG, page_size=25, by_meaning=True)
+    meaning = [q for q in plan.queries if q.strategy == "meaning"]
+    assert [q.term for q in meaning] == ["How do I set up Home Assistant on a Raspberry Pi?"]
+    assert meaning[0].sort == "relevance" and meaning[0].limit == 25

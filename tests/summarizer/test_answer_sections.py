@@ -317,8 +317,14 @@ def test_local_output_cites_every_sentence_to_the_item_it_quotes() -> None:
     assert pieces
     quoted = {c.comment_id: c.body for c in ORCHESTRATION.comments}
     quoted[ORCHESTRATION.post.id] = f"{ORCHESTRATION.post.title} {ORCHESTRATION.post.selftext}"
+    votes = {c.comment_id: c.score for c in ORCHESTRATION.comments}
     for sentence, item_id in pieces:
-        assert sentence.strip() in quoted[item_id]  # each sentence is its item's words
+        quote = re.fullmatch(r"“(.+?)(?: …)?” \((-?\d+) points?\)", sentence.strip())
+        if quote is not None:  # a voted reply: its words, and the votes it really has
+            assert quote.group(1) in " ".join(quoted[item_id].split())
+            assert int(quote.group(2)) == votes[item_id]
+        else:
+            assert sentence.strip() in quoted[item_id]  # each sentence is its item's words
         assert item_id in {s.id for s in synthesis.sources}
     assert synthesis.removed_citations == [] and synthesis.dropped_claims == 0
 

@@ -37,7 +37,7 @@ def evidence_texts(request: SummarizeRequest, fetched: FetchResult) -> dict[str,
         for p in request.post_payloads
     }
     comments = {f"comment:{c.comment_id}": c.body for p in fetched.posts for c in p.comments}
-    return {**posts, **comments}
+    return {key: " ".join(text.split()) for key, text in {**posts, **comments}.items()}
 
 
 def cited_pieces(text: str) -> list[tuple[str, str]]:
@@ -46,7 +46,16 @@ def cited_pieces(text: str) -> list[tuple[str, str]]:
     pieces = [(m.group(1).strip(), m.group(2)) for m in _CITED_PIECE.finditer(text)]
     rebuilt = " ".join(f"{sentence} [{cited}]" for sentence, cited in pieces)
     assert rebuilt == text, f"uncited text in {text!r}"
-    return pieces
+    return [(_words(sentence), cited) for sentence, cited in pieces]
+
+
+_QUOTE = re.compile(r"“(.+?)(?: …)?” \(-?\d+ points?\)")
+
+
+def _words(piece: str) -> str:
+    """A voted reply's words without its quotation marks and votes; a sentence as it is."""
+    quote = _QUOTE.fullmatch(piece)
+    return quote.group(1) if quote else piece
 
 
 def test_local_summary_is_deterministic_and_labelled_local(recorder_fetch: FetchResult) -> None:
@@ -122,9 +131,10 @@ def test_every_summary_sentence_is_embedded_once_in_one_batch(
 
     embedder = Counting()
     local_answer(recorder_request, SummarizerConfig(), embedder, limits=Limits())
-    # the hidden gems' relevance batch (comments holding specifics), then every sentence once
-    assert embedder.batches[-1] == 1 + len(candidates_of(items_of(recorder_request)))
-    assert len(embedder.batches) <= 2
+    # every sentence once, in one batch; besides it the hidden gems' relevance batch (comments
+    # holding specifics) and the lead's (the question, threads and their replies)
+    assert 1 + len(candidates_of(items_of(recorder_request))) in embedder.batches
+    assert len(embedder.batches) <= 3
 
 
 def test_evidence_of_only_questions_gives_an_uncited_partial_result(

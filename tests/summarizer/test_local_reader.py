@@ -90,12 +90,13 @@ SYNC_THREADS = [
 ]
 
 
-def test_troubleshooting_leads_with_the_fix_even_from_a_low_voted_comment() -> None:
+def test_troubleshooting_leads_with_the_reply_that_says_what_to_do() -> None:
     request = _request(SYNC_QUESTION, SYNC_THREADS)
     limits = Limits(intent="troubleshooting")
     draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=limits)
-    assert _first_sentence(draft.summary).startswith("If the sync sticks at 0%, force-close")
-    assert "That fixed it every time for me." in draft.summary  # quoted with what it leans on
+    # the only reply that says what to do leads, whole, though 90 and 40 votes praise the sync
+    assert _first_sentence(draft.summary).startswith("“If the sync sticks at 0%, force-close")
+    assert "That fixed it every time for me.” (4 points)" in draft.summary
     assert "consultants" not in draft.summary  # the asker's background is never a claim
 
 
@@ -121,8 +122,9 @@ def test_a_comparison_leads_with_a_stance_on_an_option() -> None:
     request = _request("Airflow vs Dagster for a small team?", posts)
     limits = Limits(compared=("Airflow", "Dagster"), intent="comparison")
     draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=limits)
+    # the best-voted reply that names an option leads; the 50-point one names neither
     assert _first_sentence(draft.summary) == (
-        "Local development in Dagster is night and day compared to Airflow."
+        "“Local development in Dagster is night and day compared to Airflow.” (5 points)"
     )
     rows = {row.option: row.verdict for row in draft.comparison_table}
     assert rows["Dagster"].startswith("1 mention: mostly positive")

@@ -31,6 +31,12 @@ from crowdsift.core.errors import CrowdsiftError
 from crowdsift.sources.archive.importer import ImportProgress, ImportReport, import_files
 from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
 from crowdsift.sources.archive.stats import archive_stats
+from crowdsift.sources.archive.vectors import (
+    AUTO_EMBED_LIMIT,
+    EmbedReport,
+    archive_missing_vectors,
+    embed_archive,
+)
 
 app = typer.Typer(
     help=(
@@ -61,6 +67,14 @@ def import_command(
     ],
     archive: ArchiveOption = None,
     as_json: JsonOption = False,
+    embed: Annotated[
+        bool | None,
+        typer.Option(
+            "--embed/--no-embed",
+            help="Add search by meaning for the new threads (default: when at most "
+            f"{AUTO_EMBED_LIMIT:,} threads lack it; else `crowdsift archive embed` adds it).",
+        ),
+    ] = None,
 ) -> None:
     """Import dump files into the archive (re-importing the same files changes nothing)."""
     target = archive if archive is not None else default_archive_path(get_settings())
@@ -83,8 +97,87 @@ def import_command(
     for file in report.files:
         if file.error:
             typer.echo(f"error: {file.error}", err=True)
+    if report.posts or embed:
+        _embed_after_import(Path(report.archive), console, wanted=embed, quiet=as_json)
     if not report.ok:
         raise typer.Exit(1)
+
+
+@app.command("embed")
+def embed_command(archive: ArchiveOption = None, as_json: JsonOption = False) -> None:
+    """Add search by meaning: a vector for every thread that has none (title and opening).
+
+    Questions phrased unlike the thread that answers them are then found as well. Safe to
+    interrupt: each batch is kept, and the next run goes on from there."""
+    target = archive if archive is not None else default_archive_path(get_settings())
+    console = Console(stderr=True)
+    try:
+        report = _run_embed(target, console, show_bar=console.is_terminal and not as_json)
+    except CrowdsiftError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    typer.echo(_embed_summary(report))
+
+
+def _embed_after_import(
+    target: Path, console: Console, *, wanted: bool | None, quiet: bool
+) -> None:
+    """After an import: embed the new threads when asked, or by default when they are few; a
+    failure here never fails the import (its records are in), it says what to run."""
+    if wanted is False:
+        return
+    try:
+        missing = archive_missing_vectors(target)
+        if missing == 0:
+            return
+        if wanted is None and missing > AUTO_EMBED_LIMIT:
+            typer.echo(
+                f"note: {missing:,} threads have no search by meaning yet (more than "
+                f"{AUTO_EMBED_LIMIT:,}, about {missing / 100 / 60:.0f} min on 2 cores); "
+                "`crowdsift archive embed` adds it",
+                err=True,
+            )
+            return
+        report = _run_embed(target, console, show_bar=console.is_terminal and not quiet)
+    except CrowdsiftError as exc:
+        typer.echo(
+            f"note: search by meaning was not added ({exc}); the archive is searched by words. "
+            "`crowdsift archive embed` adds it later",
+            err=True,
+        )
+        return
+    if not quiet:
+        typer.echo(_embed_summary(report), err=True)
+
+
+def _run_embed(target: Path, console: Console, *, show_bar: bool) -> EmbedReport:
+    from crowdsift.engines.embedding import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder.from_settings(get_settings())
+    if not show_bar:
+        return embed_archive(target, embedder)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(), console=console
+    ) as bar:
+        task = bar.add_task("embedding threads", total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            bar.update(
+                task, completed=done, total=total, description=f"embedding {total:,} threads"
+            )
+
+        return embed_archive(target, embedder, progress=on_progress)
+
+
+def _embed_summary(report: EmbedReport) -> str:
+    again = " (vectors of another model were replaced)" if report.rebuilt else ""
+    return (
+        f"search by meaning: {report.embedded:,} threads embedded in {report.seconds:.1f}s; "
+        f"{report.total:,} threads in the archive{again}"
+    )
 
 
 @app.command("stats")

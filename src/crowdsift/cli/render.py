@@ -40,7 +40,7 @@ __all__ = [
 SHORT_LINES = 50
 """The most lines a short Reddit answer takes, footer included."""
 SHORT_CAPS = {
-    "sentences": 3,
+    "sentences": 4,
     "highlights": 4,
     "cautions": 3,
     "gems": 3,

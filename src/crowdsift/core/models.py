@@ -55,9 +55,10 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
 
-Strategy = Literal["targeted", "ai_intent", "sniper", "timeless"]
-"""The four search strategies of seed 001 (AI Scout v3) a planned query carries."""
-STRATEGIES: tuple[Strategy, ...] = ("targeted", "ai_intent", "sniper", "timeless")
+Strategy = Literal["targeted", "ai_intent", "sniper", "timeless", "meaning"]
+"""The four search strategies of seed 001 (AI Scout v3) a planned query carries, and the search
+by meaning of a source that holds vectors (an archive: its term is the question itself)."""
+STRATEGIES: tuple[Strategy, ...] = ("targeted", "ai_intent", "sniper", "timeless", "meaning")
 
 
 class PlanQuery(_Model):

@@ -100,7 +100,8 @@ def truncate_words(text: str, limit: int) -> str:
     if cut[-1].isspace():
         head = cut.rstrip()
     else:
-        head = cut[:room].rsplit(None, 1)[0] if " " in cut[:room] else cut[:room]
+        words = cut[:room].rsplit(None, 1)  # empty when the room holds only spaces
+        head = words[0] if len(words) > 1 else cut[:room]
         if len(head) < room // 2:
             head = cut[:room]
     head = head.rstrip(" ,;:-–—")

@@ -120,6 +120,28 @@ class HoldsHistory(Protocol):
 
 
 @runtime_checkable
+class SearchesByMeaning(Protocol):
+    """A source that can rank its threads by closeness in meaning to a text (an archive with
+    stored vectors): one more ranked list beside the searches by words."""
+
+    def searches_meaning(self) -> bool:
+        """Whether it can now (its vectors exist and match its embedder)."""
+        ...
+
+    def search_meaning(
+        self,
+        subreddit: str,
+        text: str,
+        *,
+        time_filter: TimeFilter = "all",
+        limit: int = 25,
+        since: datetime | None = None,
+    ) -> SearchPage:
+        """The threads of ``subreddit`` (or ``a+b``) closest in meaning to ``text``, best first."""
+        ...
+
+
+@runtime_checkable
 class ListsRecent(Protocol):
     """A live source that lists a subreddit's newest posts in one request (Arctic Shift): what
     a community's recent threads say about it (``crowdsift.pipeline.reddit.recent``)."""

@@ -34,7 +34,7 @@ from crowdsift.core.errors import (
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, Comment, FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.core.since import covering_window
-from crowdsift.core.source import LISTS_BY_DATE, RawThing, RedditSource
+from crowdsift.core.source import LISTS_BY_DATE, RawThing, RedditSource, SearchesByMeaning
 from crowdsift.core.store import CommentStore
 from crowdsift.core.text import utc_now
 from crowdsift.pipeline.fetch.filtering import FilterConfig, filter_comments
@@ -249,6 +249,8 @@ class RedditFetcher:
         the same searches with larger pages) keeps what it read and goes on from its cursor;
         a listing that had ended is not asked again. Same posts, half the reads."""
         reply = SearchReply(call)
+        if call.strategy == "meaning":
+            return self._run_meaning(call)
         key = _walk_key(call)
         earlier = self._walked.pop(key, None)
         after = None
@@ -277,6 +279,27 @@ class RedditFetcher:
             reply.error = f"search r/{call.subreddit} {call.term!r}: {exc}"
             return reply
         self._walked[key] = _Walked(reply.posts, walk)
+        return reply
+
+    def _run_meaning(self, call: SearchCall) -> SearchReply:
+        """A search by meaning: one ranked page from a source that can (none from another)."""
+        reply = SearchReply(call)
+        if not isinstance(self._source, SearchesByMeaning):
+            return reply
+        try:
+            page = self._source.search_meaning(
+                call.subreddit, call.term, time_filter=call.time_filter, limit=call.cap,
+                since=call.since,
+            )  # fmt: skip
+        except SubredditUnavailableError as exc:
+            reply.skipped[call.subreddit] = exc.reason
+            return reply
+        except (AuthError, ConfigError, SourceUnreachableError):
+            raise
+        except SourceError as exc:
+            reply.error = f"search r/{call.subreddit} by meaning: {exc}"
+            return reply
+        reply.posts = list(page.posts)
         return reply
 
     def _page_size(self, call: SearchCall) -> int:

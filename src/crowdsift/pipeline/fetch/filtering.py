@@ -93,11 +93,14 @@ def screen_post(
     search_terms: Iterable[str],
     config: FilterConfig,
     seen_post_ids: set[str],
+    by_meaning: bool = False,
 ) -> ScreenedPost | Rejection:
     """Run one raw submission through veto → clean → score → length → dedupe.
 
     ``seen_post_ids`` is the run's dedupe memory; an accepted id is added to it (the one piece
     of state the seed asks for). Titles are never deduped: variations help synthesis.
+    ``by_meaning``: a search by meaning found it, so its words may not be the question's; the
+    lexical threshold does not apply (the relevance gate judges what it is about).
     """
     post_id = raw_id(raw)
     vetoed = veto_post(raw)
@@ -114,7 +117,7 @@ def screen_post(
     # too short to be evidence, and one that was answered is not judged on its title alone
     # (a search found it through its replies; the relevance gate reads them).
     discussion_only = len(body) < config.min_post_chars and as_int(raw.get("num_comments")) > 0
-    if not relevance.passed and not discussion_only:
+    if not relevance.passed and not discussion_only and not by_meaning:
         return Rejection(post_id, RejectReason.BELOW_THRESHOLD, relevance.relevance_score)
     if len(body) < config.min_post_chars and not discussion_only:
         return Rejection(post_id, RejectReason.TOO_SHORT, relevance.relevance_score)

@@ -152,8 +152,9 @@ def screen_replies(
                 log.info("post_rejected", post_id=post_id, reason=RejectReason.TOO_OLD.value)
                 continue
             screened = screen_post(
-                raw, search_terms=search_terms, config=filters, seen_post_ids=set()
-            )
+                raw, search_terms=search_terms, config=filters, seen_post_ids=set(),
+                by_meaning=strategy == "meaning",
+            )  # fmt: skip
             if isinstance(screened, Rejection):
                 rejected.add(post_id)
                 report.count_post(screened.reason)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from crowdsift.core.errors import EngineError, EngineOutputError
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import tokenize
+from crowdsift.core.text import content_words
 from crowdsift.core.tracing import ITEMS_IN, ITEMS_OUT, SOURCE, YIELD, Attributes, observe
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 
@@ -114,10 +114,10 @@ class RelevanceTask(Task[RelevanceVerdicts]):
         texts = [self.query] + [item.own_text() for item in self.items]
         vectors = kit.embedder.embed(texts)
         similarity = vectors[1:] @ vectors[0]
-        query_words = {w for w in tokenize(self.query) if len(w) > 2}
+        query_words = set(content_words(self.query))  # "which", "most": no subject in them
         scores = []
         for item, sim in zip(self.items, np.asarray(similarity).tolist(), strict=True):
-            words = set(tokenize(item.own_text()))
+            words = set(content_words(item.own_text()))
             lexical = len(query_words & words) / len(query_words) if query_words else 0.0
             scores.append(round(min(max(0.7 * float(sim) + 0.3 * lexical, 0.0), 1.0), 4))
         return RelevanceVerdicts(relevant=[s >= self.threshold for s in scores], scores=scores)

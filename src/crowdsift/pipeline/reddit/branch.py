@@ -49,6 +49,7 @@ from crowdsift.pipeline.reddit.communities import (
     closest_communities,
     newest_held,
     recent_profiles,
+    searches_meaning,
 )
 from crowdsift.pipeline.reddit.drill import drill
 from crowdsift.pipeline.reddit.formulate import formulate
@@ -218,9 +219,11 @@ async def _stages(
             run.profiles = await runner.call(recent_profiles, deps.source, analysis.subreddits)
             run.newest = newest_of(run.profiles)
         shares = word_shares(search_words(analysis.english_question), run.profiles)
+        meaning = await runner.call(searches_meaning, deps.source)
         run.plan = plan = build_plan(
             analysis, config, page_size=deps.search.page_size, since=deps.since,
-            now=deps.clock(), newest=run.newest, by_date=by_date(deps.source), shares=shares,
+            now=deps.clock(), newest=run.newest, by_date=by_date(deps.source),
+            by_meaning=meaning, shares=shares,
         )  # fmt: skip
 
     with _Timed(run, "search"):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
-from crowdsift.core.source import HoldsHistory, ListsRecent, RedditSource
+from crowdsift.core.source import HoldsHistory, ListsRecent, RedditSource, SearchesByMeaning
 from crowdsift.engines.embedding import Embedder
 from crowdsift.pipeline.reddit.planner import SubredditProfile
 from crowdsift.pipeline.reddit.recent import RecentProfile, recent_profile
@@ -80,3 +80,15 @@ def newest_held(source: RedditSource, subreddits: Sequence[str]) -> datetime | N
     if not isinstance(source, HoldsHistory):
         return None
     return source.newest_post(subreddits)
+
+
+def searches_meaning(source: RedditSource) -> bool:
+    """Whether ``source`` can rank its threads by meaning now (an archive with vectors of the
+    engine's model); a failure to read them leaves the searches by words to do the work."""
+    if not isinstance(source, SearchesByMeaning):
+        return False
+    try:
+        return source.searches_meaning()
+    except CrowdsiftError as exc:
+        log.warning("meaning_search_unavailable", error=str(exc))
+        return False

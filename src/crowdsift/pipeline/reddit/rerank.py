@@ -61,7 +61,7 @@ def candidate_engagement(candidates: Sequence[Candidate]) -> list[float]:
 
 
 def heuristic_score(candidate: Candidate, engagement: float, *, ranked: bool = True) -> float:
-    """``0.6 × retrieval + 0.3 × engagement + 0.1 × strategies/4``: the pre-rerank order.
+    """``0.6 × retrieval + 0.3 × engagement + 0.1 × strategies/5``: the pre-rerank order.
 
     ``retrieval`` is where the searches ranked the post, fused (``Candidate.retrieval``); when
     no search of the set was ranked by relevance (``ranked`` False: a plan sorted by date or

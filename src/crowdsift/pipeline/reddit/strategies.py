@@ -9,6 +9,9 @@ Four strategies, each a pure function (seed 001, phase 1):
 - ``timeless``: the core phrase over all time, sorted by top, for the "bible" threads of a
   topic, whatever its temporal class.
 
+A fifth, ``meaning``, searches the question itself by meaning, on a source that can (an
+archive with stored vectors, ``crowdsift.sources.archive.vectors``).
+
 The first three use the analysis' time filter (last month for fast-moving topics). With
 ``--since`` every strategy, ``timeless`` included, uses the smallest window covering it
 (``crowdsift.core.since.covering_window``) and the plan carries the bound itself, which the
@@ -77,6 +80,13 @@ def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     if not core:
         return []
     return [_query("sniper", f"{core} {marker}", analysis, config) for marker in SNIPER_MARKERS]
+
+
+def meaning(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+    """The question itself, searched by meaning (a source that holds vectors ranks its threads
+    by closeness to it): finds the thread phrased unlike the question."""
+    question = " ".join(analysis.english_question.split())
+    return [_query("meaning", question, analysis, config)] if question else []
 
 
 def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
@@ -253,6 +263,7 @@ def build_plan(
     now: datetime | None = None,
     newest: datetime | None = None,
     by_date: bool = False,
+    by_meaning: bool = False,
     shares: Mapping[str, float] | None = None,
 ) -> SearchPlan:
     """The plan the fetcher runs: the strategies' queries, each asking for a first page of
@@ -266,7 +277,8 @@ def build_plan(
     None for a live source): without ``since``, a topic window counts back from it, not from
     ``now``, so an archive of last year's threads has a "last month" of its own
     (``anchored``). ``by_date``: the source lists by date and cannot rank (``dated_queries``,
-    with the words' ``shares`` of the communities' recent posts)."""
+    with the words' ``shares`` of the communities' recent posts). ``by_meaning``: the source
+    can also rank by meaning, and the question is searched that way too (``meaning``)."""
     update: dict[str, object] = {"limit": DATED_PAGE if by_date else page_size}
     time = analysis.time_filter
     if since is not None:
@@ -278,6 +290,8 @@ def build_plan(
         if by_date
         else build_queries(analysis, config)
     )
+    if by_meaning:
+        planned += meaning(analysis, config)
     queries = [q.model_copy(update=update) for q in planned]
     if since is None and newest is not None:
         if now is None:

@@ -28,8 +28,9 @@ _COMMENT_URL = re.compile(
     rf"^https://(?:www\.)?reddit\.com/r/(?P<sub>{SUBREDDIT_NAME})/comments/(?P<post>[A-Za-z0-9]+)/"
     r"[^/?#]+/(?P<comment>[A-Za-z0-9]+)/?$"
 )
-_LEADING_MARKERS = re.compile(rf"^(?:\s*{MARKER_GROUP.pattern})+", re.IGNORECASE)
 _MARKER_RUN = re.compile(rf"{MARKER_GROUP.pattern}(?:[ \t]*{MARKER_GROUP.pattern})*", re.IGNORECASE)
+_CITED_END = re.compile(rf"{_MARKER_RUN.pattern}[.!?;:,]*", re.IGNORECASE)
+"""Where a claim ends: its citations, and the full stop some writers put after them."""
 
 
 @dataclass(frozen=True)
@@ -229,17 +230,23 @@ def refs_in(text: str) -> list[str]:
 
 
 def opening_sentences(text: str, limit: int | None) -> tuple[str, int]:
-    """The first ``limit`` sentences of an answer (all when None), each with the citations
-    that follow it, and how many sentences the text has."""
+    """The first ``limit`` claims of an answer (all when None), and how many it has.
+
+    A claim is the text up to and including a run of citations: one sentence and its source,
+    or several sentences under one citation (a quoted reply), so shortening an answer never
+    parts a sentence from its source. Sentences after the last citation count one each."""
     flat = " ".join(text.split())
     pieces: list[str] = []
-    for sentence in split_sentences(flat):
-        lead = _LEADING_MARKERS.match(sentence)
-        if lead is not None and pieces:  # "… convinced. [post:a1] A phone …": [post:a1] is it
-            pieces[-1] += " " + lead.group(0).strip()  # the citation of the sentence before
-            sentence = sentence[lead.end() :].strip()
-        if sentence:
-            pieces.append(sentence)
+    start = 0
+    for run in _CITED_END.finditer(flat):
+        piece = flat[start : run.end()].strip()
+        start = run.end()
+        if not _MARKER_RUN.sub("", piece).strip(" .,;:!?"):  # citations alone: the previous's
+            if pieces:
+                pieces[-1] += " " + piece
+            continue
+        pieces.append(piece)
+    pieces += split_sentences(flat[start:]) if flat[start:].strip() else []
     chosen = pieces if limit is None else pieces[:limit]
     return " ".join(chosen), len(pieces)
 

@@ -53,6 +53,7 @@ from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef, Summariz
 from crowdsift.pipeline.synthesis.sections import Limits, sections
 from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
 from crowdsift.pipeline.synthesis.stance import option_stance
+from crowdsift.pipeline.synthesis.voted import Quote, voted_lead
 
 Floats = npt.NDArray[np.float32]
 
@@ -135,7 +136,6 @@ def local_answer(
         candidates, scores, similarity, config.summary_char_budget, lead, most,
         eligible=answering if focused else None,
     )  # fmt: skip
-    summary = " ".join(_summary_pieces(candidates, summary_ids, config.summary_char_budget))
     in_context = _above(scores, CONTEXT_FLOOR)
     caution_ids = _pick_cautions(
         candidates, scores, similarity, config.max_cautions,
@@ -158,16 +158,65 @@ def local_answer(
         config.max_highlights,
     )  # fmt: skip
     highlight_ids.sort(key=lambda i: (-float(scores[i]), i))  # strongest point first
+    quotes = voted_lead(
+        request, embedder, intent=limits.intent, compared=limits.compared,
+        budget=config.summary_char_budget,
+    )  # fmt: skip
+    quoted = {f"comment:{q.comment_id}" for q in quotes}
+
+    def fresh(ids: Sequence[int]) -> list[int]:  # what the lead quotes is not said again
+        return [i for i in ids if not any(it.marker in quoted for it in candidates[i].items)]
+
+    summary_ids, caution_ids, highlight_ids = (
+        fresh(summary_ids), fresh(caution_ids), fresh(highlight_ids)
+    )  # fmt: skip
+    summary = _within(
+        _interleaved(
+            [q.cited() for q in quotes],
+            _summary_pieces(candidates, summary_ids, config.summary_char_budget),
+        ),
+        config.summary_char_budget,
+    )
     shown = [candidates[i].text for i in (*summary_ids, *caution_ids, *highlight_ids)]
+    shown += [q.text for q in quotes]
     found = sections(request.query, items, embedder, limits, shown=shown)
     return found.model_copy(
         update={
             "summary": summary,
             "highlights": [candidates[i].cited() for i in highlight_ids],
             "cautions": [candidates[i].cited() for i in caution_ids],
-            "sources": _sources(request, [candidates[i] for i in summary_ids]),
+            "sources": _quoted_sources(request, quotes)
+            + _sources(request, [candidates[i] for i in summary_ids]),
         }
     )
+
+
+def _interleaved(quotes: Sequence[str], claims: Sequence[str]) -> list[str]:
+    """The voted replies and the best claims, one of each in turn, a reply first: what the
+    community voted up leads, and what many of its members said is not pushed out by it."""
+    merged: list[str] = []
+    for index in range(max(len(quotes), len(claims))):
+        merged += [*quotes[index : index + 1], *claims[index : index + 1]]
+    return merged
+
+
+def _within(pieces: Sequence[str], budget: int) -> str:
+    """The pieces in order while they fit ``budget`` characters (the first always)."""
+    kept: list[str] = []
+    for piece in pieces:
+        if kept and len(" ".join([*kept, piece])) > budget:
+            break
+        kept.append(piece)
+    return " ".join(kept)
+
+
+def _quoted_sources(request: SummarizeRequest, quotes: Sequence[Quote]) -> list[SourceRef]:
+    """The threads the lead quotes, in its order."""
+    urls = {p.post_id: str(p.url) for p in request.post_payloads}
+    return [
+        SourceRef(post_id=post_id, url=urls[post_id])
+        for post_id in dict.fromkeys(q.post_id for q in quotes)
+    ]
 
 
 def _hear_other_sources(

@@ -39,6 +39,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import numpy as np
+import numpy.typing as npt
+
 from crowdsift.core.config import SearchSort, TimeFilter
 from crowdsift.core.errors import ArchiveError, SubredditUnavailableError
 from crowdsift.core.log import get_logger
@@ -47,6 +50,7 @@ from crowdsift.core.source import RawThing, SearchPage
 from crowdsift.sources.archive.db import codec_of
 from crowdsift.sources.archive.normalise import normalise_comment, normalise_post
 from crowdsift.sources.archive.parse import bare_id
+from crowdsift.sources.archive.vectors import VectorIndex, nearest
 
 log = get_logger(__name__)
 
@@ -382,6 +386,33 @@ def _posts_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> list[RawThin
     )
     decode = codec_of(conn).decode  # a post deleted since its page was read is left out
     return [normalise_post(decode(docs[rid])) for rid in rowids if rid in docs]
+
+
+def search_by_meaning(
+    conn: sqlite3.Connection,
+    index: VectorIndex,
+    subreddit: str,
+    vector: npt.NDArray[np.float32],
+    *,
+    time_filter: TimeFilter,
+    limit: int,
+    now: datetime,
+    archive: str = "the archive",
+    since: datetime | None = None,
+) -> SearchPage:
+    """The posts of ``subreddit`` (one name or ``a+b+c``) whose title and opening are closest
+    in meaning to ``vector``, best first, within the same window a search by words has; one
+    page, no cursor (see ``crowdsift.sources.archive.vectors``)."""
+    subs = held_subreddits(conn, subreddit, archive)
+    rids = nearest(
+        conn,
+        index,
+        vector,
+        subreddits=subs,
+        since=_bound(time_filter, now, since),
+        limit=max(1, min(int(limit), 100)),
+    )
+    return SearchPage(posts=_posts_by_rowid(conn, rids), after=None)
 
 
 def _bound(time_filter: TimeFilter, now: datetime, since: datetime | None) -> int:

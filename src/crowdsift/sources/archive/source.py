@@ -23,14 +23,17 @@ from crowdsift.core.errors import ArchiveError
 from crowdsift.core.log import get_logger
 from crowdsift.core.source import RawThing, SearchPage, SourceStats
 from crowdsift.core.text import utc_now
+from crowdsift.engines.embedding import Embedder
 from crowdsift.sources.archive import db
 from crowdsift.sources.archive.search import (
     Positions,
     newest_created,
+    search_by_meaning,
     search_posts,
     thread_comments,
     top_level_comments,
 )
+from crowdsift.sources.archive.vectors import VectorIndex, model_of, version_of
 from crowdsift.sources.reddit.threads import comment_tree
 
 log = get_logger(__name__)
@@ -41,8 +44,16 @@ class ArchiveSource:
 
     name: SourceName = "archive"
 
-    def __init__(self, path: Path, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.path = Path(path)
+        self._embedder = embedder
+        self._index: VectorIndex | None = None
         self.stats = SourceStats()
         self._clock = clock
         self._local = threading.local()
@@ -91,6 +102,59 @@ class ArchiveSource:
             after=page.after,
         )
         return page
+
+    def searches_meaning(self) -> bool:
+        """Whether a search by meaning can run: an embedder was given and the archive holds
+        vectors of its model (``crowdsift archive embed`` makes them)."""
+        if self._embedder is None:
+            return False
+        index = self._vector_index()
+        if index is None:
+            return False
+        if index.model != model_of(self._embedder):
+            log.warning(
+                "archive_vectors_other_model", archive=str(self.path), stored=index.model,
+                note="searching by words only; `crowdsift archive embed` re-embeds the archive",
+            )  # fmt: skip
+            return False
+        return True
+
+    def search_meaning(
+        self,
+        subreddit: str,
+        text: str,
+        *,
+        time_filter: TimeFilter = "all",
+        limit: int = 25,
+        since: datetime | None = None,
+    ) -> SearchPage:
+        """The threads closest in meaning to ``text`` (see ``crowdsift.sources.archive.vectors``);
+        an empty page when the archive has no vectors of the embedder's model."""
+        if self._embedder is None or not self.searches_meaning():
+            return SearchPage(posts=[])
+        index = self._vector_index()
+        if index is None:  # pragma: no cover - checked just above
+            return SearchPage(posts=[])
+        self._count(pages=1)
+        vector = self._embedder.embed([text])[0]
+        try:
+            return search_by_meaning(
+                self._connection(), index, subreddit, vector, time_filter=time_filter,
+                limit=limit, now=self._clock(), archive=f"archive {self.path}", since=since,
+            )  # fmt: skip
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"searching archive {self.path} failed: {exc}") from exc
+
+    def _vector_index(self) -> VectorIndex | None:
+        """The archive's vectors, read once and again only when they changed."""
+        try:
+            conn = self._connection()
+            with self._lock:
+                if self._index is None or self._index.version != version_of(conn):
+                    self._index = VectorIndex.load(conn)
+                return self._index
+        except sqlite3.Error as exc:
+            raise ArchiveError(f"reading vectors from archive {self.path} failed: {exc}") from exc
 
     def newest_post(self, subreddits: Sequence[str]) -> datetime | None:
         """When the newest post of ``subreddits`` (every one held when empty) was created."""

@@ -41,6 +41,7 @@ from crowdsift.core.source import (
     ListsRecent,
     RawThing,
     RedditSource,
+    SearchesByMeaning,
     SearchPage,
     SourceStats,
 )
@@ -140,6 +141,32 @@ class SourceChain:
         """The newest post the link in use holds (an archive's); None for a live API."""
         source = self._states[self._current].source
         return source.newest_post(subreddits) if isinstance(source, HoldsHistory) else None
+
+    def searches_meaning(self) -> bool:
+        """Whether the link in use can rank its threads by meaning (an archive with vectors)."""
+        source = self._states[self._current].source
+        return isinstance(source, SearchesByMeaning) and source.searches_meaning()
+
+    def search_meaning(
+        self,
+        subreddit: str,
+        text: str,
+        *,
+        time_filter: TimeFilter = "all",
+        limit: int = 25,
+        since: datetime | None = None,
+    ) -> SearchPage:
+        """The link in use's threads closest in meaning to ``text``; none from a link that
+        cannot rank by meaning."""
+
+        def by_meaning(source: RedditSource, _: int) -> SearchPage:
+            if not isinstance(source, SearchesByMeaning):
+                return SearchPage(posts=[])
+            return source.search_meaning(
+                subreddit, text, time_filter=time_filter, limit=limit, since=since
+            )
+
+        return self._call(by_meaning)
 
     def recent_posts(self, subreddit: str, *, limit: int = 100) -> list[RawThing]:
         """The newest posts of ``subreddit`` from the link in use, when it lists them (Arctic

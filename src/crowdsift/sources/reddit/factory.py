@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crowdsift.core.config import Settings, SourceName
 from crowdsift.core.models import SourceStatus
 from crowdsift.core.source import RedditSource
 from crowdsift.sources.reddit.chain import Link, SourceChain
+
+if TYPE_CHECKING:
+    from crowdsift.engines.embedding import Embedder
 
 SAMPLE_NOTICE = (
     "Using the bundled demo archive: SAMPLE DATA written by the crowdsift project, not real "
@@ -81,7 +85,8 @@ def build_source(
     from crowdsift.sources.archive.paths import resolve_archive_path
 
     path, is_demo = resolve_archive_path(settings, archive)
-    return BuiltSource(SourceChain([_archive(path, sample=is_demo or _is_demo_archive(path))]))
+    sample = is_demo or _is_demo_archive(path)
+    return BuiltSource(SourceChain([_archive(path, sample=sample, settings=settings)]))
 
 
 def auto_links(settings: Settings, archive: Path | None = None) -> list[Link]:
@@ -93,7 +98,7 @@ def auto_links(settings: Settings, archive: Path | None = None) -> list[Link]:
     )
     own = _own_archive(settings, archive)
     own_link = (
-        _archive(own, sample=_is_demo_archive(own))
+        _archive(own, sample=_is_demo_archive(own), settings=settings)
         if own is not None
         else Link("archive", "your archive", None, not_configured=NO_ARCHIVE)
     )
@@ -128,11 +133,11 @@ def _probe_arctic_shift(source: RedditSource) -> SourceStatus:
     return probe_client(source.transport.client)
 
 
-def _archive(path: Path, *, sample: bool) -> Link:
+def _archive(path: Path, *, sample: bool, settings: Settings) -> Link:
     def build() -> RedditSource:
         from crowdsift.sources.archive.source import ArchiveSource
 
-        return ArchiveSource(path)
+        return ArchiveSource(path, embedder=_embedder(settings))
 
     if sample:
         label = "the bundled sample archive (SAMPLE DATA, not real Reddit posts)"
@@ -145,10 +150,18 @@ def _sample(settings: Settings) -> Link:
         from crowdsift.sources.archive.demo import ensure_demo_archive
         from crowdsift.sources.archive.source import ArchiveSource
 
-        return ArchiveSource(ensure_demo_archive(settings.data_dir))
+        return ArchiveSource(ensure_demo_archive(settings.data_dir), embedder=_embedder(settings))
 
     label = "the bundled sample archive (SAMPLE DATA, not real Reddit posts)"
     return Link("archive", label, build, sample=True, notice=SAMPLE_NOTICE)
+
+
+def _embedder(settings: Settings) -> Embedder:
+    """The embedder an archive's search by meaning compares the question with: the local
+    engine's model (built lazily: nothing loads unless the archive holds vectors)."""
+    from crowdsift.engines.embedding import MiniLMEmbedder
+
+    return MiniLMEmbedder.from_settings(settings)
 
 
 def _own_archive(settings: Settings, explicit: Path | None) -> Path | None:
