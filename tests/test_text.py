@@ -34,7 +34,7 @@ MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
         ("**bold** and __strong__ and *em* and _em2_", "bold and strong and em and em2"),
         ("snake_case_name and 2*3*4 stay", "snake_case_name and 2*3*4 stay"),
         ("~~old~~ new >!spoiler!< ^(tiny) x^2", "old new spoiler tiny x2"),
-        ("# Title\n## Sub\n> quoted\n> > deeper", "Title Sub quoted deeper"),
+        ("# Title\n## Sub\n> quoted\n> > deeper", "Title. Sub quoted deeper"),
         ("- one\n* two\n+ three\n1. four\n2) five", "one two three four five"),
         ("```python\nprint(1)\n```\nand `inline`", "print(1) and inline"),
         ("a\n\n---\n\nb", "a b"),

@@ -194,3 +194,32 @@ def test_the_fetcher_runs_the_search_by_meaning_and_keeps_what_it_finds(
     assert "m1" not in [c.post.id for c in words_only.candidates]
     found = {c.post.id: c for c in both.candidates}
     assert found["m1"].strategies == ["meaning"] and found["m1"].retrieval == 1.0
+
+
+class FailsAfter(HashingEmbedder):
+    """An embedder that dies after ``batches`` batches (a crash, a Ctrl-C)."""
+
+    def __init__(self, batches: int) -> None:
+        super().__init__()
+        self.left = batches
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return super().embed(texts)
+
+
+def test_an_interrupted_embed_keeps_its_finished_batches_and_resumes(
+    tmp_path: Path, dump: Dump, kit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crowdsift.sources.archive import vectors
+
+    monkeypatch.setattr(vectors, "EMBED_BATCH", 2)
+    target = tmp_path / "batches.sqlite"
+    posts = [kit.post(f"b{n}", title=f"thread number {n}") for n in range(7)]
+    assert import_files([dump("RS_b.ndjson", posts)], target).ok
+    with pytest.raises(KeyboardInterrupt):
+        embed_archive(target, FailsAfter(batches=2))
+    assert archive_missing_vectors(target) == 3  # two whole batches of two kept
+    assert embed_archive(target, HashingEmbedder()).embedded == 3

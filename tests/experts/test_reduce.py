@@ -86,6 +86,7 @@ def test_the_context_is_cut_at_the_limit_dropping_the_lowest_ranked() -> None:
         ("rocket \\ud83d\\ude80!", "rocket \U0001f680!"),
         ("lone \\ud83d surrogate", "lone  surrogate"),
         ("a real backslash: C:\\\\tmp", "a real backslash: C:\\tmp"),
+        ("a path as written: C:\\Users\\me\\Release", "a path as written: C:\\Users\\me\\Release"),
         ("stray \\[post:1\\] and \\*bold\\*", "stray [post:1] and *bold*"),
         ("bad \\u12zz escape", "bad u12zz escape"),
         ("ends with a backslash\\", "ends with a backslash"),
@@ -110,8 +111,11 @@ def test_sanitising_the_json_escaped_form_restores_the_text(text: str) -> None:
 
 
 @given(st.text(max_size=80))
-def test_sanitised_text_keeps_only_backslashes_that_were_escaped(text: str) -> None:
-    assert sanitize_escapes(text).count("\\") <= text.count("\\\\")
+def test_a_backslash_is_kept_only_escaped_or_where_it_escapes_nothing(text: str) -> None:
+    """Kept: an escaped one (``\\\\``) and a path's, before a letter or digit that starts no
+    JSON escape (``C:\\Users``); every other backslash is decoded or dropped."""
+    paths = len(re.findall(r"\\[^\W_bfnrtu]", text))
+    assert sanitize_escapes(text).count("\\") <= text.count("\\\\") + paths
 
 
 # --- check_citations -----------------------------------------------------------------------

@@ -151,7 +151,7 @@ def test_a_one_line_text_keeps_its_numbers_wherever_they_sit(
         ("Python 3.11.7 and v2.10 both work", "Python 3.11.7 and v2.10 both work"),
         ("Paid €1,299.99, not $159; saved 30%.", "Paid €1,299.99, not $159; saved 30%."),
         ("Sony WH-1000XM6 review", "Sony WH-1000XM6 review"),
-        ("Steps:\n1. Install 3.0\n2) Run it", "Steps: Install 3.0 Run it"),
+        ("Steps:\n1. Install 3.0\n2) Run it", "Steps: Install 3.0. Run it"),
         ("Notes:\n## 3. Setup\nmore", "Notes: 3. Setup more"),
         ("Notes:\n- 3. Anything", "Notes: 3. Anything"),
         ("- 3. Anything", "3. Anything"),

@@ -212,15 +212,40 @@ def _clean_once(text: str) -> str:
         text = _INVISIBLE.sub("", text)
     text = strip_markdown(text)
     text = strip_emoji(text)
-    return " ".join(text.split())
+    return join_lines(text)
+
+
+_OPEN_ENDS = frozenset(".!?:;,…([{/\\-–—&+")
+"""A line ending in one of these already ends its sentence, or goes on in the next line."""
+
+
+def join_lines(text: str) -> str:
+    """``text`` on one line, its whitespace collapsed, and each line break that ends a sentence
+    kept as a full stop: a line without closing punctuation followed by one that starts like a
+    sentence (a capital or a digit). A post typed line by line ("Set the power limit to 250W" /
+    "Use nvidia-smi -pl") would otherwise read as one run-on sentence; a line wrapped
+    mid-sentence goes on in lower case and is joined as before."""
+    if "\n" not in text:
+        return " ".join(text.split())
+    joined: list[str] = []
+    for raw in text.split("\n"):
+        line = " ".join(raw.split())
+        if not line:
+            continue
+        if joined and joined[-1][-1] not in _OPEN_ENDS and (line[0].isupper() or line[0].isdigit()):
+            joined[-1] += "."
+        joined.append(line)
+    return " ".join(joined)
 
 
 def clean_text(text: str | None) -> str:
     """Markdown to plain text: links to their text, entities decoded, emoji and zero-width
     characters removed, whitespace collapsed to single spaces.
 
-    Applied until nothing changes (at most a few passes; text only shrinks), so the result is a
-    fixed point: cleaning cleaned text never changes it again.
+    A line break that ends a sentence ends it with a full stop (``join_lines``). Applied until
+    nothing changes (at most a few passes: only the first has line breaks to join, and after it
+    text only shrinks), so the result is a fixed point: cleaning cleaned text never changes it
+    again.
     """
     if not text:
         return ""
@@ -366,9 +391,11 @@ def sanitize_escapes(text: str) -> str:
 
     ``\\n``, ``\\t``, ``\\r\\n`` become real line breaks and tabs, ``\\"``, ``\\'``, ``\\/``
     their characters, ``\\u00e9`` (and surrogate pairs such as ``\\ud83d\\ude00``) the
-    character, ``\\\\`` one backslash — what decoding the JSON string once would give. Any other
-    backslash is stray and removed (``\\[post:1\\]`` → ``[post:1]``); a lone surrogate is
-    dropped; ``\\b`` and ``\\f`` (control characters no reader wants) are dropped.
+    character, ``\\\\`` one backslash — what decoding the JSON string once would give. A
+    backslash before punctuation is stray and removed (``\\[post:1\\]`` → ``[post:1]``); one
+    before a letter or digit that starts no JSON escape is a path's and kept (``C:\\Users``); a
+    lone surrogate is dropped; ``\\b`` and ``\\f`` (control characters no reader wants) are
+    dropped.
     """
     if "\\" not in text:
         return text
@@ -383,6 +410,8 @@ def sanitize_escapes(text: str) -> str:
             return "" if 0xD800 <= value <= 0xDFFF else chr(value)
         if other is None:  # a backslash at the very end
             return ""
+        if other.isalnum() and other not in _SIMPLE_ESCAPES and other != "u":
+            return "\\" + other  # no escape at all: a path's backslash ("C:\\Users", "\\Release")
         return _SIMPLE_ESCAPES.get(other, other)
 
     decoded = _JSON_ESCAPE.sub(decode, text)

@@ -71,7 +71,7 @@ def ground(
     max_dissent: int = 3,
 ) -> Grounded:
     """The grounded answer (``ok`` or ``partial``) and what had to be removed from the draft."""
-    ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads))
+    ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads), verbatim=engine == "local")
     summary, _ = ledger.clean(draft.summary, "summary", claim=False)
     summary = _without_orders(summary, "the summary", ledger)
     if len(summary) > config.summary_char_budget:

@@ -43,6 +43,9 @@ class Ledger:
     evidence items the kept text cites, in first-citation order."""
 
     index: EvidenceIndex
+    verbatim: bool = False
+    """The text quotes the evidence character for character (the local engine): it holds no
+    escapes a model left, and a path's backslashes (``\\build\\bin``) are the evidence's own."""
     removed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     cited: dict[tuple[str, str], EvidenceEntry] = field(default_factory=dict)
@@ -85,7 +88,7 @@ class Ledger:
         """
         entries: list[EvidenceEntry] = []
         before = len(self.removed)
-        text = _CONTROL.sub("", sanitize_escapes(text))
+        text = _CONTROL.sub("", text if self.verbatim else sanitize_escapes(text))
 
         def slot(entry: EvidenceEntry) -> str:
             entries.append(entry)
