@@ -17,6 +17,7 @@ from crowdsift.core.text import (
     strip_emoji,
     tokenize,
     unescape_entities,
+    url_key,
     utc_now,
 )
 
@@ -206,3 +207,10 @@ def test_every_sentence_is_a_piece_of_the_text_in_order(text: str) -> None:
         assert found >= 0, (sentence, text)
         position = found + len(sentence)
     assert "".join("".join(sentences).split()) == "".join(text.split())  # nothing lost
+
+
+def test_a_url_and_its_percent_encoded_form_are_one_url() -> None:
+    plain = "https://www.reddit.com/r/LocalLLaMA/comments/1ab/llama_modell_für_deutsche/"
+    encoded = "https://reddit.com/r/LocalLLaMA/comments/1ab/llama_modell_f%C3%BCr_deutsche"
+    assert url_key(plain) == url_key(encoded)
+    assert url_key(plain) != url_key(plain.replace("für", "fur"))

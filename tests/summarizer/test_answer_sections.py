@@ -566,3 +566,20 @@ def test_the_local_engine_writes_every_part_extractively() -> None:
     assert synthesis.removed_citations == [] and synthesis.dropped_claims == 0
     # three posts of evidence: no thin-evidence flag, and nothing to remove
     assert summary.status == "ok", summary.reason
+
+
+def test_the_evidence_holds_every_comment_the_answer_could_quote() -> None:
+    """The FetchResult a run reports (and the eval checks citations against) holds the drilled
+    comments too, not only those the search fetched: a quoted reply is always in it."""
+    from crowdsift.core.models import SearchPlan
+    from crowdsift.pipeline.reddit.branch import _evidence
+
+    drilled = _sy_thread("ev1", "Airflow or Dagster?", "Which one?", [
+        _sy_comment("d1", "ev1", "Dagster, for the asset model.", score=40),
+        _sy_comment("d2", "ev1", "Agreed, Dagster.", score=3, depth=1),
+    ])  # fmt: skip
+    plan = SearchPlan(search_terms=["airflow"], subreddits=["dataengineering"])
+    evidence = _evidence(QUESTION, plan, [drilled], T0)
+    comments = {c.comment_id: c for c in evidence.posts[0].comments}
+    assert set(comments) >= {"d1", "d2"}
+    assert comments["d1"].comment_karma == 40 and comments["d1"].post_id == "ev1"

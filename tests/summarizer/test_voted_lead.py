@@ -136,3 +136,20 @@ def test_shortening_keeps_a_quote_whole_with_its_citation() -> None:
     assert count == 5
     two, _ = opening_sentences(text, 3)
     assert two.endswith("Another claim [comment:y].")
+
+
+def test_only_the_first_threads_runner_up_is_quoted() -> None:
+    def with_two(pid: str, closeness: float) -> Thread:
+        replies = [
+            reply(f"{pid}a", f"IronWolf drives ({pid}).", 10),
+            reply(f"{pid}b", "WD Red.", 9),
+        ]
+        post = thread(pid, "Quiet NAS drives", "", replies)
+        return Thread(post, closeness, [(c, 0.6) for c in post.comments])
+
+    found = choose([with_two("one", 0.9), with_two("two", 0.9)])
+    assert [q.comment_id for q in found] == ["onea", "oneb", "twoa"]
+
+
+def test_a_quote_starts_at_its_words() -> None:
+    assert opening(". It seems to work for me on mlx") == "It seems to work for me on mlx"

@@ -17,7 +17,7 @@ import html
 import re
 from datetime import UTC, datetime
 from functools import lru_cache
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
 import emoji
 
@@ -428,11 +428,13 @@ def canonical_url(url: str) -> str:
 
 
 def url_key(url: str) -> str:
-    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash ignored —
-    except YouTube's ``v``, which is the video itself (every video's path is ``/watch``)."""
+    """A URL compared loosely: scheme, ``www.``, case, query, fragment, final slash and percent
+    escapes ignored (``f%C3%BCr`` is ``für``: a slug with an umlaut, as one place writes it and
+    another encodes it) — except YouTube's ``v``, which is the video itself (every video's path
+    is ``/watch``)."""
     parts = urlsplit(url.strip() if "://" in url else f"https://{url.strip()}")
     host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
-    key = f"{host}{parts.path.rstrip('/').lower()}"
+    key = f"{host}{unquote(parts.path).rstrip('/').lower()}"
     if host == "youtube.com" and parts.path.rstrip("/") == "/watch":
         key += "?v=" + parse_qs(parts.query).get("v", [""])[0].lower()
     return key

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from crowdsift.core.citations import citations_in, remove_markers
 from crowdsift.core.models import FetchResult, Post
-from crowdsift.core.text import tokenize
+from crowdsift.core.text import tokenize, url_key
 from crowdsift.pipeline.evaluation.cases import EvalCase
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.models import SummarizeResult
@@ -43,7 +43,7 @@ def check(
     """The grounding checks of one answer against the evidence it was given (pure)."""
     posts = {post.id: post for post in evidence.posts}
     sources_valid = all(
-        source.post_id in posts and str(source.url) == posts[source.post_id].url
+        source.post_id in posts and url_key(str(source.url)) == url_key(posts[source.post_id].url)
         for source in summary.sources
     )
     owners = _owners(evidence)

@@ -30,7 +30,7 @@ from types import TracebackType
 
 from crowdsift.core.config import SidecarConfig
 from crowdsift.core.log import get_logger
-from crowdsift.core.models import Candidate, FetchReport, FetchResult, SearchPlan
+from crowdsift.core.models import Candidate, Comment, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.since import format_since
 from crowdsift.core.source import RedditSource
 from crowdsift.core.store import CommentStore
@@ -209,9 +209,14 @@ async def _stages(
         elif not subreddits and not deps.candidates_closed:
             deps.progress("formulate", NO_DIRECTORY)
         formulated = await formulate(
-            question, engine=deps.engine, candidates=candidates, subreddits=subreddits,
-            config=config, closed=deps.candidates_closed, ranked=ranked,
-        )  # fmt: skip
+            question,
+            engine=deps.engine,
+            candidates=candidates,
+            subreddits=subreddits,
+            config=config,
+            closed=deps.candidates_closed,
+            ranked=ranked,
+        )
         run.analysis = analysis = formulated.analysis
         run.errors += formulated.errors
         run.newest = newest_held(deps.source, analysis.subreddits)
@@ -221,10 +226,16 @@ async def _stages(
         shares = word_shares(search_words(analysis.english_question), run.profiles)
         meaning = await runner.call(searches_meaning, deps.source)
         run.plan = plan = build_plan(
-            analysis, config, page_size=deps.search.page_size, since=deps.since,
-            now=deps.clock(), newest=run.newest, by_date=by_date(deps.source),
-            by_meaning=meaning, shares=shares,
-        )  # fmt: skip
+            analysis,
+            config,
+            page_size=deps.search.page_size,
+            since=deps.since,
+            now=deps.clock(),
+            newest=run.newest,
+            by_date=by_date(deps.source),
+            by_meaning=meaning,
+            shares=shares,
+        )
 
     with _Timed(run, "search"):
         deps.progress(
@@ -241,10 +252,16 @@ async def _stages(
         deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
         by_id = {c.post.id: c for c in run.candidates}
         threads = await drill(
-            top, by_id, source=deps.source, runner=runner, filters=deps.filters,
-            limit=config.drill_comments, depth=config.drill_depth, clock=deps.clock,
+            top,
+            by_id,
+            source=deps.source,
+            runner=runner,
+            filters=deps.filters,
+            limit=config.drill_comments,
+            depth=config.drill_depth,
+            clock=deps.clock,
             sink=run.drilled,
-        )  # fmt: skip
+        )
         run.errors += [t.error for t in threads if t.error]
         if deps.store is not None:
             deps.store.upsert(c for t in threads for c in t.post.comments)
@@ -369,8 +386,14 @@ def _evidence(
     question: str, plan: SearchPlan, threads: Sequence[DrilledThread], now: datetime
 ) -> FetchResult:
     """Drilled threads as a FetchResult (a thread whose comments failed still has its post);
-    each post's relevance is its final rerank score."""
-    posts = [t.post.model_copy(update={"relevance_score": t.rank.final_score}) for t in threads]
+    each post's relevance is its final rerank score, and its comments are every comment the
+    answer could quote: those the search fetched and those the drill read."""
+    posts = [
+        t.post.model_copy(
+            update={"relevance_score": t.rank.final_score, "comments": _read_comments(t)}
+        )
+        for t in threads
+    ]
     return FetchResult(
         query=question,
         plan_id=plan.plan_id,
@@ -380,6 +403,25 @@ def _evidence(
         posts=posts,
         since=plan.since,
     )
+
+
+def _read_comments(thread: DrilledThread) -> list[Comment]:
+    """The post's fetched comments, then the drilled ones it did not have (in thread order)."""
+    post = thread.post
+    known = {c.comment_id for c in post.comments}
+    drilled = [
+        Comment(
+            comment_id=c.comment_id,
+            post_id=post.id,
+            body=c.body,
+            comment_karma=c.score,
+            source=post.source,
+            fetched_at=post.fetched_at,
+        )
+        for c in thread.comments
+        if c.comment_id not in known
+    ]
+    return [*post.comments, *drilled]
 
 
 def _time_label(plan: SearchPlan, analysis: QueryAnalysis) -> str:

@@ -117,9 +117,15 @@ def local_answer(
     the staff-engineer sections (ids only; grounding turns them into checked citations)."""
     items = items_of(request)
     candidates = candidates_of(items)
-    if not candidates:
-        found = sections(request.query, items, embedder, limits)
-        return found.model_copy(update={"summary": EMPTY_SUMMARY})
+    quotes = voted_lead(
+        request, embedder, intent=limits.intent, compared=limits.compared,
+        budget=config.summary_char_budget,
+    )  # fmt: skip
+    if not candidates:  # no sentence stands alone as a claim; the voted replies still answer
+        found = sections(request.query, items, embedder, limits, shown=[q.text for q in quotes])
+        summary = _within([q.cited() for q in quotes], config.summary_char_budget)
+        update = {"summary": summary or EMPTY_SUMMARY, "sources": _quoted_sources(request, quotes)}
+        return found.model_copy(update=update)
     vectors = embedder.embed([request.query, *(c.text for c in candidates)])
     similarity: Floats = vectors[1:] @ vectors[1:].T
     relevance: Floats = vectors[0] @ vectors[1:].T
@@ -158,10 +164,6 @@ def local_answer(
         config.max_highlights,
     )  # fmt: skip
     highlight_ids.sort(key=lambda i: (-float(scores[i]), i))  # strongest point first
-    quotes = voted_lead(
-        request, embedder, intent=limits.intent, compared=limits.compared,
-        budget=config.summary_char_budget,
-    )  # fmt: skip
     quoted = {f"comment:{q.comment_id}" for q in quotes}
 
     def fresh(ids: Sequence[int]) -> list[int]:  # what the lead quotes is not said again

@@ -45,7 +45,8 @@ class Ledger:
     index: EvidenceIndex
     verbatim: bool = False
     """The text quotes the evidence character for character (the local engine): it holds no
-    escapes a model left, and a path's backslashes (``\\build\\bin``) are the evidence's own."""
+    escapes a model left, a path's backslashes (``\\build\\bin``) are the evidence's own, and
+    so is a link a quoted reply holds (it is kept as written, and cites nothing)."""
     removed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     cited: dict[tuple[str, str], EvidenceEntry] = field(default_factory=dict)
@@ -121,6 +122,8 @@ class Ledger:
             whole = match.group(0)
             bare = whole.rstrip(TRAILING + "”’»…")
             entry = self.index.resolve_cite(bare)
+            if entry is None and self.verbatim:
+                return whole  # a link the quoted person wrote: their words, not a citation
             if entry is None:
                 self.remove(bare, where)
                 return whole[len(bare) :]

@@ -13,8 +13,8 @@ engine's lead does the same, with a few principles instead of phrase rules:
   asking what to do (how-to, troubleshooting), the replies that say what to do, and for a
   comparison the replies that name one of the options, when a thread has any;
 - **the community's order**: within a thread, by votes (equal votes: the reply closer to the
-  question first); the thread's second reply is quoted too
-  when the community rated it nearly as high (``RUNNER_UP``);
+  question first); the first thread's second reply is quoted too when the community rated it
+  nearly as high (``RUNNER_UP``);
 - **their words, whole when short**: a reply of up to ``QUOTE_CHARS`` is quoted whole; a
   longer one by its opening sentences (the point of a Reddit reply comes first), never cut
   mid-sentence unless its first sentence alone is too long; each quote carries its votes and
@@ -151,7 +151,8 @@ def choose(threads: list[Thread], *, limit: int = QUOTE_CHARS) -> list[Quote]:
             continue
         first = thread.closeness if first is None else first
         responding.sort(key=lambda pair: (-pair[0].score, -pair[1]))  # ties: the closer first
-        for reply in _voted([reply for reply, _ in responding]):
+        ranked = [reply for reply, _ in responding]
+        for reply in _voted(ranked) if len(quotes) == 0 else ranked[:1]:
             if len(quotes) < MAX_QUOTES and not _repeats(reply, quotes):
                 quotes.append(_quote(thread.post, reply, limit))
     return quotes
@@ -217,7 +218,7 @@ def _quote(post: PostPayload, reply: CommentPayload, limit: int = QUOTE_CHARS) -
 def opening(text: str, limit: int = QUOTE_CHARS) -> str:
     """``text`` whole when it fits ``limit``, else its first sentences that fit (at least the
     first, cut at a word when it alone is too long)."""
-    flat = " ".join(text.split())
+    flat = " ".join(text.split()).lstrip(" .,;:")  # what a removed image link leaves before
     if len(flat) <= limit:
         return flat
     kept = ""
