@@ -583,3 +583,19 @@ def test_the_evidence_holds_every_comment_the_answer_could_quote() -> None:
     comments = {c.comment_id: c for c in evidence.posts[0].comments}
     assert set(comments) >= {"d1", "d2"}
     assert comments["d1"].comment_karma == 40 and comments["d1"].post_id == "ev1"
+
+
+def test_an_answer_from_threads_the_gate_scored_off_the_question_is_partial_and_says_so() -> None:
+    """Status tells the truth: quoting threads that only share words with the question is not
+    an answer to it, whatever else held; one thread about the question is enough for ok."""
+    engine = LocalEngine(embedder=HashingEmbedder())
+    off = ORCHESTRATION.model_copy(
+        update={"rank": ORCHESTRATION.rank.model_copy(update={"relevance": 0.33})}
+    )
+    outcome = _sy_run([off], engine)
+    assert outcome.summary.status == "partial"
+    assert outcome.summary.reason is not None
+    assert "no thread found is about the question" in outcome.summary.reason
+    assert "Airflow or Dagster in 2025?" in outcome.summary.reason
+    on = _sy_run([ORCHESTRATION], engine)  # the helper's threads are scored 0.9
+    assert "no thread found is about" not in (on.summary.reason or "")

@@ -207,3 +207,20 @@ def test_truncate_at_sentence_falls_back_to_words() -> None:
     assert truncate_at_sentence("First one here. Second one is longer.", 20) == "First one here."
     assert truncate_at_sentence("Claim [post:a] other claim [post:b]", 20) == "Claim [post:a]"
     assert truncate_at_sentence("no boundary anywhere in this text", 15) == "no boundary…"
+
+
+def test_off_subject_needs_every_cited_thread_judged_and_none_on_the_question() -> None:
+    from crowdsift.pipeline.synthesis.grounding import ON_SUBJECT, off_subject
+    from crowdsift.pipeline.synthesis.models import Source
+
+    def source(post_id: str) -> Source:
+        url = f"https://www.reddit.com/r/diy/comments/{post_id}/t/"
+        return Source(post_id=post_id, url=url, subreddit="diy", title=f"thread {post_id}")
+
+    cited = [source("a"), source("b")]
+    low = {"a": ON_SUBJECT - 0.1, "b": ON_SUBJECT - 0.05}
+    reason = off_subject(cited, low)
+    assert reason is not None and "“thread b”" in reason  # the closest is named
+    assert off_subject(cited, {**low, "b": ON_SUBJECT}) is None  # one about it is enough
+    assert off_subject(cited, {"a": 0.1}) is None  # b was never judged: nothing to say
+    assert off_subject([], {}) is None

@@ -17,7 +17,7 @@ what is needed to correlate it with saved previews.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -135,6 +135,7 @@ async def synthesize_answer(
         engine=engine,
         summarizer_config=summarizer_config,
         sidecar_config=sidecar_config,
+        judged={thread.post.id: thread.rank.relevance for thread in threads},
     )
 
 
@@ -145,8 +146,12 @@ async def answer_request(
     engine: Engine,
     summarizer_config: SummarizerConfig | None = None,
     sidecar_config: SidecarConfig | None = None,
+    judged: Mapping[str, float] | None = None,
 ) -> Answer:
-    """``synthesize_answer`` after the selector: one engine call over ``request``'s evidence."""
+    """``synthesize_answer`` after the selector: one engine call over ``request``'s evidence.
+
+    ``judged``: the relevance gate's score of each thread (post id → 0–1), which the grounding
+    check holds the cited threads to (``grounding.ON_SUBJECT``)."""
     config = summarizer_config or SummarizerConfig()
     prompt_version = request.prompt_version
     stopwatch = Stopwatch()
@@ -176,7 +181,7 @@ async def answer_request(
         return Answer(summary=result, errors=[f"synthesis failed ({type(exc).__name__}): {exc}"])
     grounded = ground(
         reply.output, request, config, engine=reply.engine,
-        max_gems=context.max_gems, max_dissent=context.max_dissent,
+        max_gems=context.max_gems, max_dissent=context.max_dissent, judged=judged or {},
     )  # fmt: skip
     result = grounded.result
     if count < config.min_evidence_posts:

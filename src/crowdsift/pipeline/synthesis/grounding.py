@@ -25,7 +25,7 @@ item any part cites, in first-citation order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from crowdsift.core.citations import citations_in
@@ -69,8 +69,13 @@ def ground(
     engine: str = "",
     max_gems: int = 5,
     max_dissent: int = 3,
+    judged: Mapping[str, float] | None = None,
 ) -> Grounded:
-    """The grounded answer (``ok`` or ``partial``) and what had to be removed from the draft."""
+    """The grounded answer (``ok`` or ``partial``) and what had to be removed from the draft.
+
+    ``judged`` (post id → the relevance gate's 0–1 score): when every thread the answer cites
+    was judged and none reached ``ON_SUBJECT``, the answer is ``partial`` and says that the
+    threads found are not about the question (``off_subject``)."""
     ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads), verbatim=engine == "local")
     summary, _ = ledger.clean(draft.summary, "summary", claim=False)
     summary = _without_orders(summary, "the summary", ledger)
@@ -111,6 +116,8 @@ def ground(
     sources = _sources(draft, request, ledger, [*ledger.cited.values()])
     if request.post_payloads and not sources:
         ledger.problems.append("the summary cites none of the evidence")
+    elif (missing := off_subject(sources, judged or {})) is not None:
+        ledger.problems.append(missing)
 
     sections = _Sections(ledger, max_gems=max_gems, max_dissent=max_dissent)
     sections.check(draft)
@@ -155,6 +162,25 @@ def _without_orders(text: str, where: str, ledger: Ledger) -> str:
         if problem not in ledger.problems:
             ledger.problems.append(problem)
     return kept
+
+
+ON_SUBJECT = 0.4
+"""The relevance gate's score a cited thread needs to count as about the question. The gate
+scores 1.0 for a thread that answers, 0.5 for related background and near 0 for one that only
+shares a word (the local judge: cosine and the question's words, blended); on real threads the
+answering ones scored 0.46 to 0.70, threads that share a word but not the subject 0.32 to
+0.35."""
+
+
+def off_subject(sources: Sequence[Source], judged: Mapping[str, float]) -> str | None:
+    """Why the answer is partial when no thread it cites is about the question; None when one
+    is, or when a cited source was never judged (a video, a product: nothing to say)."""
+    if not sources or any(source.post_id not in judged for source in sources):
+        return None
+    closest = max(sources, key=lambda source: judged[source.post_id])
+    if judged[closest.post_id] >= ON_SUBJECT:
+        return None
+    return f"no thread found is about the question; the closest: “{closest.title}”"
 
 
 def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
