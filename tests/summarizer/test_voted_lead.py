@@ -153,3 +153,17 @@ def test_only_the_first_threads_runner_up_is_quoted() -> None:
 
 def test_a_quote_starts_at_its_words() -> None:
     assert opening(". It seems to work for me on mlx") == "It seems to work for me on mlx"
+
+
+def test_the_askers_situation_is_context_never_a_claim() -> None:
+    asking = thread(
+        "ask1",
+        "Which drives for a quiet home NAS?",
+        "My old NAS was loud every night and woke everyone up. It sits in the bedroom.",
+        [reply("r1", "WD Red Plus drives are quiet; I run four in a bedroom NAS.", 30)],
+    )
+    req = request("Which quiet drives for a home NAS?", [asking])
+    draft = local_answer(req, SummarizerConfig(), HashingEmbedder(), limits=Limits())
+    said = " ".join([draft.summary, *draft.highlights, *draft.cautions])
+    assert "woke everyone up" not in said and "sits in the bedroom" not in said
+    assert "WD Red Plus" in draft.summary
