@@ -26,6 +26,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from crowdsift.cli.support import exit_codes
 from crowdsift.core.config import SourceName, get_settings
 from crowdsift.core.errors import CrowdsiftError
 from crowdsift.sources.archive.importer import ImportProgress, ImportReport, import_files
@@ -111,11 +112,8 @@ def embed_command(archive: ArchiveOption = None, as_json: JsonOption = False) ->
     interrupt: each batch is kept, and the next run goes on from there."""
     target = archive if archive is not None else default_archive_path(get_settings())
     console = Console(stderr=True)
-    try:
+    with exit_codes():
         report = _run_embed(target, console, show_bar=console.is_terminal and not as_json)
-    except CrowdsiftError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
