@@ -420,8 +420,13 @@ def test_a_worker_that_cannot_start_is_a_clear_error(
 
 
 DRIVER = """
-import sys, time
+import signal, sys, time
 from pathlib import Path
+
+# A process started from a terminal: Ctrl-C delivered and raised. The test harness's thread may
+# hand its children SIGINT blocked or ignored (both survive exec), which no user's shell does.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from crowdsift.sources.archive import parallel
 from crowdsift.sources.archive.importer import import_files
 from crowdsift.core.privacy import AuthorPolicy
