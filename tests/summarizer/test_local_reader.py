@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.pipeline.synthesis.claim_scores import on_subject
 from crowdsift.pipeline.synthesis.claims import (
     asks,
     is_instruction,
@@ -20,7 +21,6 @@ from crowdsift.pipeline.synthesis.claims import (
 )
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.extractive import (
-    _on_subject,
     candidates_of,
     items_of,
     local_answer,
@@ -361,7 +361,7 @@ def test_a_direct_answer_names_something_as_specific_as_the_best_one() -> None:
         "Holes in mortar take anchors poorly compared to the brick itself.",
     )
     scores = np.array([0.9, 0.8, 0.5, 0.5, 0.7, 0.4, 0.4], dtype=np.float32)
-    kept = _on_subject("Best way to drill pocket holes?", pocket, scores, [0, 1, 4, 5])
+    kept = on_subject("Best way to drill pocket holes?", pocket, scores, [0, 1, 4, 5])
     assert kept == [0, 4]  # "pocket": 2 claims; "holes": 4, "drill": 5
 
     tapcon = _claims(
@@ -373,5 +373,5 @@ def test_a_direct_answer_names_something_as_specific_as_the_best_one() -> None:
     scores = np.array([0.9, 0.8, 0.5, 0.6], dtype=np.float32)
     question = "How do I stop Tapcon screws from spinning in concrete?"
     assert tapcon[3].fix and "That fixed it" in tapcon[3].text
-    assert _on_subject(question, tapcon, scores, [0, 1, 2, 3]) == [0, 1, 3]
-    assert _on_subject(question, tapcon, scores, [0]) == [0]
+    assert on_subject(question, tapcon, scores, [0, 1, 2, 3]) == [0, 1, 3]
+    assert on_subject(question, tapcon, scores, [0]) == [0]

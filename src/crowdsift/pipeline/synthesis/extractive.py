@@ -7,20 +7,10 @@ every part of the answer is claims people wrote, chosen the way a careful reader
 
 - **each claim once**: the same sentence in several comments is one candidate citing each
   (``[comment:a, comment:b]``) — repetition is agreement, shown once;
-- **scored** by
-
-      score = 0.65 · similarity to the question      (does it answer what was asked?)
-            + 0.25 · centrality                      (do many others say the same thing?)
-            + 0.10 · share of the question's words   (a small lexical anchor)
-            + votes (log-scaled, downvoted loses) + agreement (threads saying it)
-            + the intent's bonus:
-                how-to, troubleshooting   instructions (a fix, for troubleshooting, more)
-                comparison                a stance toward a compared option (both named: more)
-                general                   agreement counts double
-              and, when the question asks about a move ("moved from X to Y?"), claims
-              reporting that move;
-
-- **summary**: first the direct answer — up to ``LEAD_SENTENCES`` of the best claims of the
+- **scored** by ``claim_scores`` (similarity to the question, centrality, the question's rare
+  words, votes, agreement, and what the question's intent asks for; its weights live there);
+- **summary**: the best-voted replies that respond (``voted``), one in turn with the claims
+  picked here: first the direct answer — up to ``LEAD_SENTENCES`` of the best claims of the
   intent's kind (instructions, option verdicts, agreed claims) that are also relevant — then
   more claims by maximal marginal relevance (λ = 0.7), within the character budget and
   ``MAX_SUMMARY_SENTENCES``. Claims scoring under half the best are left out even when budget
@@ -35,7 +25,6 @@ equal inputs give equal output. Votes, karma and dates are filled in by the grou
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -43,16 +32,24 @@ import numpy as np
 import numpy.typing as npt
 
 from crowdsift.core.sentences import truncate_words
-from crowdsift.core.text import content_terms
 from crowdsift.engines.embedding import Embedder
 from crowdsift.pipeline.synthesis.candidates import MAX_CITES, Candidate, candidates_of, items_of
 from crowdsift.pipeline.synthesis.candidates import MIN_SENTENCE_CHARS as MIN_SENTENCE_CHARS
+from crowdsift.pipeline.synthesis.claim_scores import (
+    COMPARISON,
+    HOW_TO,
+    TROUBLESHOOTING,
+    claim_scores,
+    lexical_share,
+    on_subject,
+    reader_bonus,
+    takes_side_on_options,
+)
 from crowdsift.pipeline.synthesis.claims import is_risk
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef, SummarizeRequest
 from crowdsift.pipeline.synthesis.sections import Limits, sections
-from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
-from crowdsift.pipeline.synthesis.stance import option_stance
+from crowdsift.pipeline.synthesis.specifics import option_pattern
 from crowdsift.pipeline.synthesis.voted import Quote, voted_lead
 
 Floats = npt.NDArray[np.float32]
@@ -64,14 +61,6 @@ CAUTION_CHARS = 240
 MMR_LAMBDA = 0.7
 NEAR_DUPLICATE = 0.92
 """Cosine above which two sentences count as the same point (never both picked)."""
-AGREEMENT = 0.8
-"""Cosine at or above which a claim in another thread says the same thing (agreement)."""
-W_RELEVANCE, W_CENTRALITY, W_LEXICAL = 0.55, 0.20, 0.25
-W_VOTES, DOWNVOTED = 0.08, 0.05
-W_AGREE, MAX_AGREE = 0.04, 3
-W_INSTRUCTION, W_FIX, W_FIX_HOW_TO = 0.10, 0.10, 0.03
-W_STANCE, W_BOTH_OPTIONS, W_DECISION = 0.08, 0.04, 0.08
-W_PIVOT = 0.10
 SUMMARY_FLOOR = 0.5
 """Summary sentences must score at least this share of the best sentence's score."""
 CONTEXT_FLOOR = 0.35
@@ -83,13 +72,12 @@ FIX_EASING = 0.5
 in its own words ("transfer sticks at 0%" for "stopped syncing")."""
 LEAD_LEXICAL = 0.25
 """An instruction in the direct answer names more of the question than this (words weighted
-by rarity, ``_lexical``): "get the Note" does not answer how to set it up with Obsidian."""
+by rarity, ``lexical_share``): "get the Note" does not answer how to set it up with Obsidian."""
 LEAD_SENTENCES = {"how_to": 3, "troubleshooting": 3, "comparison": 2, "general": 2}
 """How many claims make the direct answer, by intent (instructions come in steps)."""
 MAX_SUMMARY_SENTENCES = {"how_to": 4, "troubleshooting": 4, "comparison": 4, "general": 5}
 """The summary's length in claims, by intent: a fix needs no padding."""
 STRONG_CUE_BONUS = 0.05
-HOW_TO, TROUBLESHOOTING, COMPARISON = "how_to", "troubleshooting", "comparison"
 
 _STRONG_CUES = (
     r"don'?t|do not|avoid|broke|broken|breaks|failed|fails|failure|stopped working|died|dead|"
@@ -98,7 +86,6 @@ _STRONG_CUES = (
     r"hidden fees?|unsafe|dangerous|hazard|warranty|caveat|complain\w*"
 )
 _STRONG_CUE = re.compile(rf"\b(?:{_STRONG_CUES})\b", re.IGNORECASE)
-_MOVE_QUESTION = re.compile(r"\b(?:mov|switch|migrat|leav|left|ditch|replac)\w*", re.IGNORECASE)
 
 
 def is_caution(text: str) -> bool:
@@ -129,12 +116,12 @@ def local_answer(
     vectors = embedder.embed([request.query, *(c.text for c in candidates)])
     similarity: Floats = vectors[1:] @ vectors[1:].T
     relevance: Floats = vectors[0] @ vectors[1:].T
-    scores = _scores(request.query, candidates, relevance, similarity)
-    scores = scores + _reader_bonus(request.query, candidates, similarity, limits)
+    scores = claim_scores(request.query, candidates, relevance, similarity)
+    scores = scores + reader_bonus(request.query, candidates, similarity, limits)
     answering = _answering(
-        candidates, scores, relevance, _lexical(request.query, candidates), limits
+        candidates, scores, relevance, lexical_share(request.query, candidates), limits
     )
-    answering = _on_subject(request.query, candidates, scores, answering)
+    answering = on_subject(request.query, candidates, scores, answering)
     lead = _pick_lead(candidates, scores, similarity, answering, limits)
     most = MAX_SUMMARY_SENTENCES.get(limits.intent, MAX_SUMMARY_SENTENCES["general"])
     focused = limits.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
@@ -262,118 +249,6 @@ def _sources(request: SummarizeRequest, used: Sequence[Candidate]) -> list[Sourc
     return [SourceRef(post_id=posts[n].post_id, url=str(posts[n].url)) for n in numbers]
 
 
-def _scores(
-    query: str, candidates: list[Candidate], relevance: Floats, similarity: Floats
-) -> Floats:
-    count = len(candidates)
-    if count > 1:
-        centrality = (similarity.sum(axis=1) - np.diag(similarity)) / (count - 1)
-    else:
-        centrality = np.zeros(count, dtype=np.float32)
-    lexical = _lexical(query, candidates)
-    penalty = np.array([c.penalty for c in candidates], dtype=np.float32)
-    blended = W_RELEVANCE * relevance + W_CENTRALITY * centrality + W_LEXICAL * lexical - penalty
-    return np.asarray(blended, dtype=np.float32)
-
-
-def _term_weights(
-    query: str, candidates: list[Candidate]
-) -> tuple[list[set[str]], dict[str, float]]:
-    """Each claim's content words, and each question word's weight: how rare it is in the
-    evidence ("Obsidian" in a Plaud thread says more than "Plaud" does)."""
-    held = [content_terms(c.text) for c in candidates]
-    count = len(candidates)
-    terms = sorted(content_terms(query))
-    return held, {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in terms}
-
-
-def _lexical(query: str, candidates: list[Candidate]) -> Floats:
-    """Share of the question's words each claim holds, a word weighted by its rarity."""
-    held, weight = _term_weights(query, candidates)
-    total = sum(weight.values())
-    if not total:
-        return np.zeros(len(candidates), dtype=np.float32)
-    return np.array([sum(w for t, w in weight.items() if t in h) / total for h in held],
-                    dtype=np.float32)  # fmt: skip
-
-
-def _on_subject(
-    query: str, candidates: list[Candidate], scores: Floats, answering: list[int]
-) -> list[int]:
-    """The answering claims that name something of the question as specific as the best of
-    them does: a question word the evidence holds no more often than the best claim's rarest.
-
-    "Best way to drill pocket holes?": the best claim is about pocket screws ("pocket": 1 claim
-    of 123); "spritz water on the bit when drilling a long run of holes" names only "drill"
-    (27) and "holes" (5), and answers another question. "Tapcons spinning usually means the
-    hole is oversized" stays beside "For Tapcons, use the bit … deeper than the screw goes":
-    "spinning" is as rare as "screw". A confirmed fix names the symptom in its own words.
-    """
-    if len(answering) < 2:
-        return answering
-    held, weight = _term_weights(query, candidates)
-    top = max(answering, key=lambda i: float(scores[i]))
-    specific = max((weight[t] for t in weight if t in held[top]), default=None)
-    if specific is None:
-        return answering
-    return [
-        i
-        for i in answering
-        if candidates[i].fix or any(weight[t] >= specific for t in weight if t in held[i])
-    ]
-
-
-def _reader_bonus(
-    query: str, candidates: list[Candidate], similarity: Floats, limits: Limits
-) -> Floats:
-    """What a careful reader weighs besides relevance: votes, agreement, and what the
-    question's intent asks for (instructions, fixes, stances on the options, reported moves)."""
-    most = max((math.log1p(max(c.votes, 0)) for c in candidates), default=0.0) or 1.0
-    agree = _agreement(candidates, similarity)
-    agree_weight = W_AGREE * (1.5 if limits.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
-                              else 1.0)  # fmt: skip
-    patterns = [option_pattern(o) for o in limits.compared if o.strip()]
-    moves = {p.key for p in find_pivots(query)} if _MOVE_QUESTION.search(query) else set()
-    bonus = np.zeros(len(candidates), dtype=np.float32)
-    for index, candidate in enumerate(candidates):
-        value = (
-            W_VOTES * (math.log1p(max(candidate.votes, 0)) / most if candidate.comment else 0.5)
-            - (DOWNVOTED if candidate.comment and candidate.votes < 0 else 0.0)
-            + agree_weight * min(agree[index] - 1, MAX_AGREE)
-        )
-        if limits.intent in {HOW_TO, TROUBLESHOOTING} and candidate.instruction:
-            value += W_INSTRUCTION
-            if candidate.fix:
-                value += W_FIX if limits.intent == TROUBLESHOOTING else W_FIX_HOW_TO
-        if limits.intent == COMPARISON and candidate.decision:
-            value += W_DECISION
-        if patterns and _takes_side_on_options(candidate.text, patterns):
-            value += W_STANCE + (
-                W_BOTH_OPTIONS if sum(bool(p.search(candidate.text)) for p in patterns) > 1 else 0
-            )
-        if moves and any(p.key in moves for p in find_pivots(candidate.text)):
-            value += W_PIVOT
-        bonus[index] = value
-    return bonus
-
-
-def _agreement(candidates: list[Candidate], similarity: Floats) -> list[int]:
-    """How many threads say each claim: its own items' and those of claims alike it."""
-    threads = [{item.thread for item in c.items} for c in candidates]
-    counts: list[int] = []
-    for index in range(len(candidates)):
-        alike = np.flatnonzero(similarity[index] >= AGREEMENT)
-        counts.append(len(set().union(threads[index], *(threads[int(j)] for j in alike))))
-    return counts
-
-
-def _takes_side_on_options(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
-    named = [p for p in patterns if p.search(text)]
-    return any(
-        option_stance(text, p, [o for o in patterns if o is not p]) != "neutral" for p in named
-    )
-
-
 def _answering(
     candidates: list[Candidate],
     scores: Floats,
@@ -411,7 +286,7 @@ def _pick_lead(
         kind = [
             i
             for i in _above(scores, SUMMARY_FLOOR)
-            if _takes_side_on_options(candidates[i].text, patterns)
+            if takes_side_on_options(candidates[i].text, patterns)
         ]
     else:  # a general question: what answers it, good news or bad
         kind = answering

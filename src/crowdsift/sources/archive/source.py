@@ -106,18 +106,7 @@ class ArchiveSource:
     def searches_meaning(self) -> bool:
         """Whether a search by meaning can run: an embedder was given and the archive holds
         vectors of its model (``crowdsift archive embed`` makes them)."""
-        if self._embedder is None:
-            return False
-        index = self._vector_index()
-        if index is None:
-            return False
-        if index.model != model_of(self._embedder):
-            log.warning(
-                "archive_vectors_other_model", archive=str(self.path), stored=index.model,
-                note="searching by words only; `crowdsift archive embed` re-embeds the archive",
-            )  # fmt: skip
-            return False
-        return True
+        return self._usable_index() is not None
 
     def search_meaning(
         self,
@@ -130,10 +119,8 @@ class ArchiveSource:
     ) -> SearchPage:
         """The threads closest in meaning to ``text`` (see ``crowdsift.sources.archive.vectors``);
         an empty page when the archive has no vectors of the embedder's model."""
-        if self._embedder is None or not self.searches_meaning():
-            return SearchPage(posts=[])
-        index = self._vector_index()
-        if index is None:  # pragma: no cover - checked just above
+        index = self._usable_index()
+        if index is None or self._embedder is None:
             return SearchPage(posts=[])
         self._count(pages=1)
         vector = self._embedder.embed([text])[0]
@@ -144,6 +131,20 @@ class ArchiveSource:
             )  # fmt: skip
         except sqlite3.Error as exc:
             raise ArchiveError(f"searching archive {self.path} failed: {exc}") from exc
+
+    def _usable_index(self) -> VectorIndex | None:
+        """The archive's vectors when the embedder's model made them; None otherwise (no
+        embedder, no vectors, or another model's, which a warning names)."""
+        if self._embedder is None:
+            return None
+        index = self._vector_index()
+        if index is None or index.model == model_of(self._embedder):
+            return index
+        log.warning(
+            "archive_vectors_other_model", archive=str(self.path), stored=index.model,
+            note="searching by words only; `crowdsift archive embed` re-embeds the archive",
+        )  # fmt: skip
+        return None
 
     def _vector_index(self) -> VectorIndex | None:
         """The archive's vectors, read once and again only when they changed."""

@@ -1,0 +1,155 @@
+"""How the local engine weighs a claim: one score, its weights in one place.
+
+``claim_scores`` blends what a claim says about the question:
+
+    0.55 · similarity to the question + 0.20 · centrality (how many others say it too)
+    + 0.25 · share of the question's words it holds (a word weighted by its rarity)
+    − the claim's own penalty
+
+and ``reader_bonus`` adds what a careful reader weighs besides: votes (log-scaled; downvoted
+loses), agreement across threads, and what the question's intent asks for (instructions and
+fixes for how-to and troubleshooting, stances on the compared options, a reported move when
+the question asks about one). ``on_subject`` keeps the answering claims as specific as the
+best one. Pure: vectors and claims in, scores out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from crowdsift.core.text import content_terms
+from crowdsift.pipeline.synthesis.candidates import Candidate
+from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
+from crowdsift.pipeline.synthesis.stance import option_stance
+
+Floats = npt.NDArray[np.float32]
+
+AGREEMENT = 0.8
+"""Cosine at or above which a claim in another thread says the same thing (agreement)."""
+W_RELEVANCE, W_CENTRALITY, W_LEXICAL = 0.55, 0.20, 0.25
+W_VOTES, DOWNVOTED = 0.08, 0.05
+W_AGREE, MAX_AGREE = 0.04, 3
+W_INSTRUCTION, W_FIX, W_FIX_HOW_TO = 0.10, 0.10, 0.03
+W_STANCE, W_BOTH_OPTIONS, W_DECISION = 0.08, 0.04, 0.08
+W_PIVOT = 0.10
+HOW_TO, TROUBLESHOOTING, COMPARISON = "how_to", "troubleshooting", "comparison"
+_MOVE_QUESTION = re.compile(r"\b(?:mov|switch|migrat|leav|left|ditch|replac)\w*", re.IGNORECASE)
+
+
+def claim_scores(
+    query: str, candidates: list[Candidate], relevance: Floats, similarity: Floats
+) -> Floats:
+    count = len(candidates)
+    if count > 1:
+        centrality = (similarity.sum(axis=1) - np.diag(similarity)) / (count - 1)
+    else:
+        centrality = np.zeros(count, dtype=np.float32)
+    lexical = lexical_share(query, candidates)
+    penalty = np.array([c.penalty for c in candidates], dtype=np.float32)
+    blended = W_RELEVANCE * relevance + W_CENTRALITY * centrality + W_LEXICAL * lexical - penalty
+    return np.asarray(blended, dtype=np.float32)
+
+
+def term_weights(
+    query: str, candidates: list[Candidate]
+) -> tuple[list[set[str]], dict[str, float]]:
+    """Each claim's content words, and each question word's weight: how rare it is in the
+    evidence ("Obsidian" in a Plaud thread says more than "Plaud" does)."""
+    held = [content_terms(c.text) for c in candidates]
+    count = len(candidates)
+    terms = sorted(content_terms(query))
+    return held, {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in terms}
+
+
+def lexical_share(query: str, candidates: list[Candidate]) -> Floats:
+    """Share of the question's words each claim holds, a word weighted by its rarity."""
+    held, weight = term_weights(query, candidates)
+    total = sum(weight.values())
+    if not total:
+        return np.zeros(len(candidates), dtype=np.float32)
+    return np.array([sum(w for t, w in weight.items() if t in h) / total for h in held],
+                    dtype=np.float32)  # fmt: skip
+
+
+def on_subject(
+    query: str, candidates: list[Candidate], scores: Floats, answering: list[int]
+) -> list[int]:
+    """The answering claims that name something of the question as specific as the best of
+    them does: a question word the evidence holds no more often than the best claim's rarest.
+
+    "Best way to drill pocket holes?": the best claim is about pocket screws ("pocket": 1 claim
+    of 123); "spritz water on the bit when drilling a long run of holes" names only "drill"
+    (27) and "holes" (5), and answers another question. "Tapcons spinning usually means the
+    hole is oversized" stays beside "For Tapcons, use the bit … deeper than the screw goes":
+    "spinning" is as rare as "screw". A confirmed fix names the symptom in its own words.
+    """
+    if len(answering) < 2:
+        return answering
+    held, weight = term_weights(query, candidates)
+    top = max(answering, key=lambda i: float(scores[i]))
+    specific = max((weight[t] for t in weight if t in held[top]), default=None)
+    if specific is None:
+        return answering
+    return [
+        i
+        for i in answering
+        if candidates[i].fix or any(weight[t] >= specific for t in weight if t in held[i])
+    ]
+
+
+def reader_bonus(
+    query: str, candidates: list[Candidate], similarity: Floats, limits: Limits
+) -> Floats:
+    """What a careful reader weighs besides relevance: votes, agreement, and what the
+    question's intent asks for (instructions, fixes, stances on the options, reported moves)."""
+    most = max((math.log1p(max(c.votes, 0)) for c in candidates), default=0.0) or 1.0
+    agree = _agreement(candidates, similarity)
+    agree_weight = W_AGREE * (1.5 if limits.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
+                              else 1.0)  # fmt: skip
+    patterns = [option_pattern(o) for o in limits.compared if o.strip()]
+    moves = {p.key for p in find_pivots(query)} if _MOVE_QUESTION.search(query) else set()
+    bonus = np.zeros(len(candidates), dtype=np.float32)
+    for index, candidate in enumerate(candidates):
+        value = (
+            W_VOTES * (math.log1p(max(candidate.votes, 0)) / most if candidate.comment else 0.5)
+            - (DOWNVOTED if candidate.comment and candidate.votes < 0 else 0.0)
+            + agree_weight * min(agree[index] - 1, MAX_AGREE)
+        )
+        if limits.intent in {HOW_TO, TROUBLESHOOTING} and candidate.instruction:
+            value += W_INSTRUCTION
+            if candidate.fix:
+                value += W_FIX if limits.intent == TROUBLESHOOTING else W_FIX_HOW_TO
+        if limits.intent == COMPARISON and candidate.decision:
+            value += W_DECISION
+        if patterns and takes_side_on_options(candidate.text, patterns):
+            value += W_STANCE + (
+                W_BOTH_OPTIONS if sum(bool(p.search(candidate.text)) for p in patterns) > 1 else 0
+            )
+        if moves and any(p.key in moves for p in find_pivots(candidate.text)):
+            value += W_PIVOT
+        bonus[index] = value
+    return bonus
+
+
+def _agreement(candidates: list[Candidate], similarity: Floats) -> list[int]:
+    """How many threads say each claim: its own items' and those of claims alike it."""
+    threads = [{item.thread for item in c.items} for c in candidates]
+    counts: list[int] = []
+    for index in range(len(candidates)):
+        alike = np.flatnonzero(similarity[index] >= AGREEMENT)
+        counts.append(len(set().union(threads[index], *(threads[int(j)] for j in alike))))
+    return counts
+
+
+def takes_side_on_options(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """Names a compared option and leans for or against it."""
+    named = [p for p in patterns if p.search(text)]
+    return any(
+        option_stance(text, p, [o for o in patterns if o is not p]) != "neutral" for p in named
+    )
