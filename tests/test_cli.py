@@ -150,7 +150,10 @@ def test_ask_with_an_unresolvable_source_fails_in_one_line_without_retrying(
     monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://{UNRESOLVABLE}")
     monkeypatch.setenv("CROWDSIFT_CONCURRENCY", "1")  # one search at a time: an exact count
     with unresolvable_hosts() as lookups:
-        result = invoke("ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift")
+        result = invoke(
+            "ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift",
+            "-r", "dataengineering",
+        )  # fmt: skip
     assert result.exit_code == 1  # type: ignore[attr-defined]
     assert result.stdout == ""  # type: ignore[attr-defined]
     assert result.stderr == UNREACHABLE_LINE  # type: ignore[attr-defined]
@@ -163,7 +166,10 @@ def test_ask_unresolvable_at_full_concurrency_asks_at_most_once_per_worker(
     monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://{UNRESOLVABLE}")
     monkeypatch.setenv("CROWDSIFT_CONCURRENCY", "4")
     with unresolvable_hosts() as lookups:
-        result = invoke("ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift")
+        result = invoke(
+            "ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift",
+            "-r", "dataengineering",
+        )  # fmt: skip
     assert result.exit_code == 1  # type: ignore[attr-defined]
     assert result.stderr == UNREACHABLE_LINE  # type: ignore[attr-defined]
     assert 1 <= lookups[UNRESOLVABLE] <= 4  # searches already in flight; none retried
@@ -175,7 +181,10 @@ def test_ask_with_a_refusing_source_says_so_and_never_claims_no_discussion(
     port = free_port()
     monkeypatch.setenv("ARCTIC_SHIFT_BASE_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("CROWDSIFT_MAX_RETRIES", "0")  # the policy's retries would sleep for real
-    result = invoke("ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift")
+    result = invoke(
+            "ask", "how do I fix airflow scheduler lag?", "--source", "arctic-shift",
+            "-r", "dataengineering",
+        )  # fmt: skip
     assert result.exit_code == 1  # type: ignore[attr-defined]
     assert result.stdout == ""  # type: ignore[attr-defined]
     assert result.stderr == (  # type: ignore[attr-defined]
@@ -191,7 +200,7 @@ def test_beside_experts_an_unreachable_reddit_is_a_failed_part_not_an_empty_one(
     with unresolvable_hosts():
         result = invoke(
             "ask", "Is a standing desk worth it?", "--source", "arctic-shift",
-            "--experts", "desk_gear_weekly", "--json",
+            "-r", "homeoffice", "--experts", "desk_gear_weekly", "--json",
         )  # fmt: skip
     assert result.exit_code == 0  # type: ignore[attr-defined]
     data = json.loads(result.stdout)  # type: ignore[attr-defined]

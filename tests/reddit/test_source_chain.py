@@ -34,6 +34,11 @@ from tests.support.reddit_server import RedditProtocolServer
 from tests.test_abstain import PLAUD, _scripted
 
 PLAN = SearchPlan(search_terms=["plaud note"], subreddits=["gadgets"])
+GADGETS = {
+    "display_name": "gadgets", "title": "Gadgets",
+    "public_description": "Gadgets, voice recorders and note takers, reviewed",
+    "subscribers": 20_000_000, "over18": False,
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -41,6 +46,7 @@ def arctic() -> Iterator[ArcticShiftServer]:
     with ArcticShiftServer() as server:
         server.add_posts("gadgets", [raw_post("as1"), raw_post("as2")])
         server.add_comments("as1", [raw_comment("asc1", "as1")])
+        server.add_subreddits([GADGETS])  # the directory a live question chooses from
         yield server
 
 
@@ -287,7 +293,8 @@ def test_all_failed_ask_exits_1_and_never_says_nothing_was_found(
     tmp_path: Path, nothing_answers: None
 ) -> None:
     done = CliRunner().invoke(
-        app, ["ask", "Is the Plaud Note worth it?", "--no-store", "--engine", "local"],
+        app, ["ask", "Is the Plaud Note worth it?", "--no-store", "--engine", "local", "-r",
+              "gadgets"],
         catch_exceptions=False,
     )  # fmt: skip
 
@@ -345,7 +352,8 @@ def test_research_result_says_which_source_answered(
 
     statuses = asyncio.run(run())
     assert _by_status(statuses)[1] == ("arctic-shift", "ok")
-    assert statuses[1].requests == len(arctic.requests)
+    searched = [r for r in arctic.requests if r.path != "/api/subreddits/search"]
+    assert statuses[1].requests == len(searched)  # the directory, built once, is not the run's
 
 
 def test_the_api_fetch_result_carries_source_status(tmp_path: Path) -> None:

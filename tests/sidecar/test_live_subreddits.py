@@ -72,29 +72,23 @@ def test_a_live_question_searches_the_directorys_closest_communities(tmp_path: P
             _info("Cycling", "bikes and rides"),
         ],
     )
+    loads: list[int] = []
+
+    def load() -> SubredditDirectory:
+        loads.append(1)
+        return directory
+
     source = MemorySource(name="reddit-api")  # a live source, not an archive
     deps = SidecarDeps(
         source=source, engine=LocalEngine(embedder=HashingEmbedder()),
         config=SidecarConfig(max_subreddits=1), candidates=RANKED[1:], candidates_closed=False,
-        directory=directory, embedder=HashingEmbedder(), directory_cache=tmp_path,
+        directory=load, embedder=HashingEmbedder(), directory_cache=tmp_path,
         clock=lambda: NOW, search=SearchOptions(page_size=25),
     )  # fmt: skip
     run = asyncio.run(run_reddit("How do I back up Home Assistant?", deps))
     assert run.analysis is not None and run.analysis.subreddits == ["homeassistant"]
-    # the user's own subreddits never consult the directory
+    assert len(loads) == 1
+    # the user's own subreddits never consult (nor build) the directory
     mine = asyncio.run(run_reddit("How do I back up Home Assistant?", deps, subreddits=["x1x"]))
     assert mine.analysis is not None and mine.analysis.subreddits == ["x1x"]
-
-
-def test_without_a_directory_a_live_question_says_how_to_get_one(tmp_path: Path) -> None:
-    events: list[tuple[str, str]] = []
-    deps = SidecarDeps(
-        source=MemorySource(name="reddit-api"), engine=LocalEngine(embedder=HashingEmbedder()),
-        config=SidecarConfig(max_subreddits=1), candidates=RANKED, candidates_closed=False,
-        clock=lambda: NOW, progress=lambda stage, message: events.append((stage, message)),
-    )  # fmt: skip
-    asyncio.run(run_reddit("How do I back up Home Assistant?", deps))
-    assert any("crowdsift subreddits update" in message for _, message in events)
-    events.clear()
-    asyncio.run(run_reddit("How do I back up Home Assistant?", deps, subreddits=["homelab"]))
-    assert not any("crowdsift subreddits update" in message for _, message in events)
+    assert len(loads) == 1

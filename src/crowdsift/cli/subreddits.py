@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import string
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,7 +29,7 @@ from crowdsift.core.text import utc_now
 
 if TYPE_CHECKING:
     from crowdsift.engines.embedding import Embedder
-    from crowdsift.sources.reddit.directory import Fetch, FetchRecent, SubredditDirectory
+    from crowdsift.sources.reddit.directory import SubredditDirectory
     from crowdsift.sources.reddit.directory_match import SubredditMatch
 
 # The directory, its matching, Arctic Shift and the embedder (numpy) load when a
@@ -92,6 +90,7 @@ def update_command(
         profile_targets,
         refresh_directory,
     )
+    from crowdsift.sources.reddit.directory_fetch import prefix_fetch
 
     settings = get_settings()
     path = directory_path(settings)
@@ -106,7 +105,7 @@ def update_command(
         )
 
     try:
-        with _open_fetch(settings) as fetch:
+        with prefix_fetch(settings) as fetch:
             directory = refresh_directory(
                 fetch, prefixes=chosen, progress=on_progress, previous=previous
             )
@@ -307,44 +306,19 @@ def _directory(path: Path) -> SubredditDirectory:
     return directory
 
 
-@contextmanager
-def _open_fetch(settings: Settings) -> Iterator[Fetch]:
-    """``fetch(prefix)`` over Arctic Shift (ARCTIC_SHIFT_BASE_URL), closed afterwards."""
-    from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
-    from crowdsift.sources.reddit.directory import PREFIX_LIMIT
-
-    source = ArcticShiftSource.from_settings(settings)
-    try:
-        yield lambda prefix: source.search_subreddits(prefix=prefix, limit=PREFIX_LIMIT)
-    finally:
-        source.close()
-
-
-@contextmanager
-def _open_recent(settings: Settings) -> Iterator[FetchRecent]:
-    """``fetch_recent(name)`` over Arctic Shift: the community's newest posts, one request."""
-    from crowdsift.sources.reddit.arctic_shift import ArcticShiftSource
-    from crowdsift.sources.reddit.community_posts import RECENT_POSTS
-
-    source = ArcticShiftSource.from_settings(settings)
-    try:
-        yield lambda name: source.recent_posts(name, limit=RECENT_POSTS)
-    finally:
-        source.close()
-
-
 def _profile(
     directory: SubredditDirectory, names: list[str], path: Path, settings: Settings
 ) -> tuple[SubredditDirectory, list[str]]:
     """``directory`` with ``names`` profiled, saved every ``SAVE_EVERY`` and at the end, and
     the names whose fetch failed now. A progress line every ``PROGRESS_EVERY`` on stderr."""
     from crowdsift.sources.reddit.directory import profile_directory
+    from crowdsift.sources.reddit.directory_fetch import recent_fetch
 
     if not names:
         return directory, []
     total = len(names)
     failed: list[str] = []
-    with _open_recent(settings) as fetch_recent:
+    with recent_fetch(settings) as fetch_recent:
         for start in range(0, total, SAVE_EVERY):
             chunk = names[start : start + SAVE_EVERY]
 

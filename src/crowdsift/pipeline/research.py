@@ -62,7 +62,6 @@ from crowdsift.pipeline.outcome import (
     reddit_response,
 )
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
-from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS
 from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
 from crowdsift.pipeline.synthesis.answer import Answer, synthesize_answer
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
@@ -325,7 +324,7 @@ async def _search_reddit(
             engine=engine,
             config=deps.sidecar_config or deps.settings.sidecar,
             filters=FilterConfig.from_settings(deps.settings),
-            candidates=deps.candidates or DEFAULT_SUBREDDITS,
+            candidates=deps.candidates,
             candidates_closed=deps.candidates_closed and bool(deps.candidates),
             progress=deps.progress,
             store=deps.store,

@@ -33,9 +33,9 @@ if TYPE_CHECKING:
     from crowdsift.engines.base import Engine
     from crowdsift.engines.embedding import Embedder
     from crowdsift.pipeline.gate.run_sources import ExtraSource, SourceTool
+    from crowdsift.pipeline.reddit.communities import DirectoryLoader
     from crowdsift.pipeline.reddit.planner import SubredditProfile
     from crowdsift.sources.experts.models import ExpertStore
-    from crowdsift.sources.reddit.directory import SubredditDirectory
 
 Progress = Callable[[str, str], None]
 """``progress(stage, message)``: what the run is doing, for a terminal, a job log or SSE."""
@@ -116,7 +116,8 @@ class AskDeps:
     source: RedditSource | None
     store: CommentStore | None = None
     candidates: Sequence[SubredditProfile] = ()
-    """Subreddits the formulation may choose; empty = the built-in ``DEFAULT_SUBREDDITS``."""
+    """Subreddits the formulation may choose: an archive's own; empty for a live source, whose
+    candidates come from ``directory`` per question."""
     candidates_closed: bool = True
     """True when ``candidates`` are all the source has (an archive); a live source takes any
     valid subreddit the formulation names."""
@@ -134,13 +135,13 @@ class AskDeps:
     """The Reddit source is the bundled demo archive (``ResearchResult.sample_data``)."""
     since: datetime | None = None
     """``--since``: every source (Reddit, YouTube, experts) keeps only what is newer."""
-    directory: SubredditDirectory | None = None
-    """The user's directory of real subreddits (``crowdsift subreddits update``): a live
-    source's candidates are the communities closest to each question; None = the built-in
-    list."""
+    directory: DirectoryLoader | None = None
+    """The user's directory of real subreddits, read (or built the first time) when a live
+    question names no community: its candidates are the communities closest to the question.
+    None = no directory (an archive, or a caller that always names communities)."""
     embedder: Embedder | None = None
     """What the directory is matched with (the local engine's embedder, or MiniLM beside an
-    LLM engine); None when there is no directory."""
+    LLM engine); None without a directory."""
 
     def budget(self) -> float | None:
         return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd

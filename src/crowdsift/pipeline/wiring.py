@@ -21,13 +21,13 @@ from crowdsift.core.source import RedditSource
 from crowdsift.core.store import CommentStore
 from crowdsift.engines.base import Engine, LocalKit
 from crowdsift.engines.factory import EngineChoice, build_engine
-from crowdsift.pipeline.reddit.planner import DEFAULT_SUBREDDITS, SubredditProfile
+from crowdsift.pipeline.reddit.communities import DirectoryLoader
+from crowdsift.pipeline.reddit.planner import SubredditProfile
 from crowdsift.pipeline.result import AskDeps, Progress
 from crowdsift.sources.reddit.factory import build_source
 
 if TYPE_CHECKING:
     from crowdsift.engines.embedding import Embedder
-    from crowdsift.sources.reddit.directory import SubredditDirectory
 
 __all__ = ["EngineChoice", "ResearchOptions", "research_deps"]
 
@@ -74,9 +74,9 @@ async def research_deps(
         with ExitStack() as stack:
             reddit: RedditSource | None = None
             sample_data = False
-            candidates: Sequence[SubredditProfile] = DEFAULT_SUBREDDITS
+            candidates: Sequence[SubredditProfile] = ()
             archive: Path | None = None
-            directory: SubredditDirectory | None = None
+            directory: DirectoryLoader | None = None
             embedder: Embedder | None = None
             progress = _progress_sink(options.progress)
             if search_reddit:
@@ -88,9 +88,9 @@ async def research_deps(
                 sample_data = built.sample_data
                 archive = _archive_path(reddit)
                 candidates = _candidates(archive)
-                if archive is None:  # a live source: the user's directory, when there is one
-                    directory = _directory(settings)
-                    embedder = _embedder(engine, settings) if directory is not None else None
+                if archive is None:  # a live source: the user's directory, built if need be
+                    directory = _directory(settings, options.progress, progress)
+                    embedder = _embedder(engine, settings)
             expert_store = None
             if experts:
                 from crowdsift.pipeline.experts.commands import ensure_requested
@@ -131,12 +131,13 @@ def _tell(wanted: bool | Progress, progress: Progress, message: str) -> None:
         print(f"note: {message}", file=sys.stderr)
 
 
-def _directory(settings: Settings) -> SubredditDirectory | None:
-    """The user's subreddit directory (``crowdsift subreddits update``), None when there is
-    none yet; a damaged one is an error saying how to rebuild it."""
-    from crowdsift.sources.reddit.directory import SubredditDirectory, directory_path
+def _directory(settings: Settings, wanted: bool | Progress, progress: Progress) -> DirectoryLoader:
+    """The user's subreddit directory (``crowdsift subreddits update``), read when a question
+    names no community; the first such question builds it, saying so (a damaged file is an
+    error saying how to rebuild it)."""
+    from crowdsift.sources.reddit.directory_fetch import load_or_build
 
-    return SubredditDirectory.load(directory_path(settings))
+    return lambda: load_or_build(settings, lambda message: _tell(wanted, progress, message))
 
 
 def _embedder(engine: Engine, settings: Settings) -> Embedder:
@@ -160,12 +161,13 @@ def _archive_path(source: RedditSource) -> Path | None:
 
 
 def _candidates(archive: Path | None) -> Sequence[SubredditProfile]:
-    """Subreddits the formulation may pick: an archive's own profiles, else the built-in list."""
-    if archive is not None:
-        from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+    """Subreddits the formulation may pick: an archive's own profiles; none for a live source
+    (its directory's closest communities are each question's candidates)."""
+    if archive is None:
+        return ()
+    from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 
-        return tuple(subreddit_profiles(archive)) or DEFAULT_SUBREDDITS
-    return DEFAULT_SUBREDDITS
+    return tuple(subreddit_profiles(archive))
 
 
 def _progress_sink(progress: bool | Progress) -> Progress:

@@ -45,7 +45,7 @@ from crowdsift.pipeline.gate.judge import adaptive_gate
 from crowdsift.pipeline.gate.replies import LOCAL_STORES, best_replies
 from crowdsift.pipeline.reddit.budget import by_date, can_afford_searches, drill_count
 from crowdsift.pipeline.reddit.communities import (
-    NO_DIRECTORY,
+    DirectoryLoader,
     closest_communities,
     newest_held,
     recent_profiles,
@@ -59,7 +59,6 @@ from crowdsift.pipeline.reddit.recent import RecentProfile, newest_of, word_shar
 from crowdsift.pipeline.reddit.rerank import heuristic_order, rerank
 from crowdsift.pipeline.reddit.runner import SourceRunner
 from crowdsift.pipeline.reddit.strategies import build_plan, search_words, widen
-from crowdsift.sources.reddit.directory import SubredditDirectory
 
 log = get_logger(__name__)
 
@@ -95,9 +94,10 @@ class SidecarDeps:
     """Below this share of relevant candidates on a full first page, the gate refetches once."""
     since: datetime | None = None
     """``--since``: the plan searches the window covering it and keeps nothing older."""
-    directory: SubredditDirectory | None = None
-    """Real subreddits a live source may search: each question's candidates are the
-    ``DIRECTORY_CANDIDATES`` closest to it (by meaning and by name) instead of ``candidates``."""
+    directory: DirectoryLoader | None = None
+    """The real subreddits a live source may search, loaded (or first built) when a question
+    names none: its candidates are the ``DIRECTORY_CANDIDATES`` closest to it (by meaning and
+    by name) instead of ``candidates``."""
     embedder: Embedder | None = None
     """What the directory is matched with; needed with ``directory``."""
     directory_cache: Path | None = None
@@ -206,8 +206,6 @@ async def _stages(
                 cache_dir=deps.directory_cache,
             )  # fmt: skip
             candidates, ranked = (nearest, True) if nearest else (deps.candidates, False)
-        elif not subreddits and not deps.candidates_closed:
-            deps.progress("formulate", NO_DIRECTORY)
         formulated = await formulate(
             question,
             engine=deps.engine,

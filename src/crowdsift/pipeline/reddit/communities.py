@@ -4,15 +4,16 @@ source pool).
 - An archive holds its own history: a topic's window counts back from its newest post
   (``newest_held``).
 - A live source answers from the user's directory of real subreddits: the communities closest
-  to the question, by meaning and by name (``closest_communities``), else the built-in list
-  (``NO_DIRECTORY`` says how to build one).
+  to the question, by meaning and by name (``closest_communities``). The directory is loaded,
+  or built the first time (``sources.reddit.directory_fetch.load_or_build``), only when a
+  question names no community.
 - A live source that lists by date shows, in one request per community, what its recent threads
   say (``recent_profiles``: where its window ends, which words it uses all the time).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -28,28 +29,33 @@ from crowdsift.sources.reddit.directory_match import closest
 
 log = get_logger(__name__)
 
-NO_DIRECTORY = (
-    "no subreddit directory yet, so this live question chooses among a dozen built-in "
-    "communities; `crowdsift subreddits update` builds one of thousands (once), or name some "
-    "with -r"
-)
+DirectoryLoader = Callable[[], SubredditDirectory]
+"""The user's directory, read (or first built) when called: blocking I/O, run on the pool."""
 DIRECTORY_CANDIDATES = 8
 """Communities of the directory the formulation chooses among for one question."""
+UNRELATED_MEANING = 0.2
+"""A community sharing no word with the question and below this cosine is unrelated to it: in
+a directory of thousands the 8 closest all relate, but in a small or partial one they include
+communities with nothing on the question (a bread forum for a Home Assistant question), and a
+search there spends requests on noise. MiniLM puts unrelated short texts under about 0.15."""
 
 
 def closest_communities(
     question: str,
-    directory: SubredditDirectory,
+    directory: DirectoryLoader,
     embedder: Embedder,
     *,
     cache_dir: Path | None = None,
 ) -> list[SubredditProfile]:
     """The directory's communities closest to ``question``, best first, as the formulation's
-    candidates (their descriptions are what an engine reads about them); none from an empty
+    candidates (their descriptions are what an engine reads about them). Unrelated ones
+    (``UNRELATED_MEANING``) are left out unless nothing else is left; none from an empty
     directory."""
     matches = closest(
-        question, directory, embedder, limit=DIRECTORY_CANDIDATES, cache_dir=cache_dir
+        question, directory(), embedder, limit=DIRECTORY_CANDIDATES, cache_dir=cache_dir
     )
+    related = [m for m in matches if m.words or m.name or m.meaning >= UNRELATED_MEANING]
+    matches = related or matches[:1]
     log.info("directory_candidates", candidates=[(m.info.name, m.score) for m in matches])
     return [
         SubredditProfile(name=m.info.name, description=f"{m.info.title}. {m.info.description}")

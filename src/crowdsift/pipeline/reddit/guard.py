@@ -118,7 +118,7 @@ def screen_terms(items: Iterable[str], anchor: Anchor, what: str) -> Screened:
 
 def screen_subreddits(proposed: Iterable[str], known: Sequence[str]) -> Screened:
     """Valid subreddit names from ``proposed``, normalised, each once, that are among ``known``
-    (the candidates: the archive's profiles or the built-in list; all names pass when empty)."""
+    (the candidates: the archive's profiles or the directory's closest; all pass when empty)."""
     have = {name.lower() for name in known}
     result = Screened()
     for name in proposed:

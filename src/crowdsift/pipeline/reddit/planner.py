@@ -2,11 +2,10 @@
 
 ``key_phrases`` extracts key phrases and spelling variants of product names ("plaud.ai",
 "plaud ai", "plaud") from a question. ``topical_subreddits`` keeps the subreddits whose profile
-(its top titles in the archive, or a built-in description) is about the question's words;
+(its top titles in the archive, or the directory's description) is about the question's words;
 ``closest_subreddits`` orders those by embedding similarity. A subreddit whose profile shares
 nothing with the question is never chosen while another one does: "Airflow vs Dagster?" gets
-r/dataengineering, not r/chatgptcoding. ``DEFAULT_SUBREDDITS`` are the communities to choose
-from when the source has no archive to profile. The plan itself is made by
+r/dataengineering, not r/chatgptcoding. The plan itself is made by
 ``crowdsift.pipeline.reddit.formulate`` + ``strategies``.
 """
 
@@ -256,37 +255,3 @@ def closest_subreddits(
     if not topical:
         return order[:1]
     return [name for name in order if name in topical][:k]
-
-
-# Communities the formulation may choose from when the source has no archive to profile. Topics
-# are separated by "; " like an archive profile's titles, and name what is discussed there, so
-# ``topic_scores`` can tell a data-orchestration question from an AI-coding one.
-DEFAULT_SUBREDDITS: tuple[SubredditProfile, ...] = tuple(
-    SubredditProfile(name=name, description=description)
-    for name, description in (
-        ("homeimprovement", "home repair; renovation; contractors; building materials; house "
-         "projects; drywall, plaster, studs and anchors; flooring; plumbing and electrical"),
-        ("diy", "do it yourself projects; building, fixing and making things at home; mounting "
-         "a TV or shelves; drilling into walls and concrete"),
-        ("tools", "power tools; hand tools; drills and impact drivers; saws; cordless battery "
-         "platforms: DeWalt, Milwaukee, Makita, Ryobi"),
-        ("woodworking", "woodworking; table saws and track saws; joinery; finishing; shop setup"),
-        ("gadgets", "consumer electronics; gadgets; headphones and earbuds: Sony, Bose, Apple; "
-         "voice recorders; wearables; phones, tablets and laptops; battery life; reviews"),
-        ("productivity", "note taking; meetings and meeting notes; transcription and summaries; "
-         "apps and devices for getting things done; Notion, Obsidian; focus and habits"),
-        ("chatgptcoding", "AI coding assistants; Cursor, GitHub Copilot, Claude Code, Aider; "
-         "coding agents; LLM tools for programmers; prompts for code"),
-        ("localllama", "running local LLMs; open models; quantisation; GPUs, VRAM and "
-         "inference hardware; llama.cpp, Ollama, vLLM"),
-        ("rag", "retrieval augmented generation; embeddings and embedding models; vector "
-         "databases; chunking; rerankers; hybrid search"),
-        ("dataengineering", "data pipelines; workflow orchestration and schedulers; Airflow, "
-         "Dagster, Prefect; a DAG, DAG runs, backfills and catchup; dbt; ETL and ELT; data "
-         "warehouses: Snowflake, BigQuery"),
-        ("programming", "software development; programming languages: Python, Rust, Go, Java, "
-         "TypeScript; CLI and libraries; code review; software engineering practices"),
-        ("buyitforlife", "durable products that last; buy it for life recommendations; "
-         "warranties and repairability"),
-    )
-)  # fmt: skip

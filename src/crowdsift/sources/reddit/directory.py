@@ -313,6 +313,7 @@ def refresh_directory(
     previous: SubredditDirectory | None = None,
     source: str = "arctic-shift",
     min_subscribers: int = MIN_SUBSCRIBERS,
+    fatal: tuple[type[CrowdsiftError], ...] = (),
 ) -> SubredditDirectory:
     """One ``fetch(prefix)`` per prefix; SFW communities of at least ``min_subscribers``,
     each once (its biggest record), biggest first.
@@ -322,7 +323,8 @@ def refresh_directory(
     (``SubredditDirectoryError`` with the first reason). ``progress(done, total, entries)``
     follows each prefix. With ``previous``, its entries under prefixes not fetched
     successfully now are kept, so a partial update (``--prefixes ab``, a failing prefix)
-    never shrinks the directory.
+    never shrinks the directory. An error of a ``fatal`` class propagates at once (a source
+    that cannot be reached at all fails the first prefix, not all 36 one by one).
     """
     if not prefixes:
         raise ValueError("prefixes must not be empty")
@@ -333,6 +335,8 @@ def refresh_directory(
     for done, prefix in enumerate(wanted, 1):
         try:
             records = fetch(prefix)
+        except fatal:
+            raise
         except CrowdsiftError as exc:
             failed[prefix] = str(exc) or type(exc).__name__
             log.warning("subreddit_prefix_failed", prefix=prefix, error=failed[prefix])
