@@ -195,3 +195,51 @@ def test_the_overall_status_is_never_ok_beside_a_partial_part() -> None:
     assert overall_status([], _reddit("ok"), _summary("partial")) == "partial"
     assert overall_status([], _reddit("no_results"), _summary("partial")) == "partial"
     assert overall_status([], _reddit("failed"), None) == "error"
+
+
+# --- word salad: no question, no answer ---------------------------------------------------------
+
+_KEYWORDS = [
+    "battery", "recorder", "drill", "concrete", "airflow", "dagster", "plaud", "note",
+    "meeting", "scheduler", "anchors", "drywall", "headphones", "cursor", "copilot", "python",
+    "vector", "embeddings", "transcript", "price",
+]  # fmt: skip
+PASTED_POST = (
+    "We are a small team of three and we have been running our nightly jobs with cron on one "
+    "box for years. It works, but when a job fails at night nobody notices until the morning, "
+    "and re-running the right steps by hand is error prone. We looked at Airflow and at "
+    "Dagster. Airflow is what everyone seems to use, but it looks heavy for the number of jobs "
+    "we have. Dagster looks nicer to develop with, but we are not sure how it behaves when the "
+    "team is this small and nobody is on call. Which of the two would you pick in our place, "
+    "and what would you watch out for in the first months?"
+)
+
+
+def test_a_heap_of_keywords_abstains_without_calling_the_engine() -> None:
+    salad = " ".join(_KEYWORDS[i % len(_KEYWORDS)] for i in range(0, 700, 3))
+    engine = ScriptedEngine(function=_no_synthesis)
+    threads = [_thread("Plaud Note review", "", "Battery lasts 30 hours on the Plaud Note.")]
+    answer = asyncio.run(
+        synthesize_answer(salad, threads, analysis=_analysis(salad), engine=engine)
+    )
+    assert engine.requests == []
+    assert answer.summary.abstained and answer.summary.status == "partial"
+    assert "rather than a question" in answer.summary.summary
+    assert answer.summary.reason is not None and "word salad" in answer.summary.reason
+    assert answer.summary.sources == [] and answer.synthesis is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "salad"),
+    [
+        (" ".join(_KEYWORDS), "en", True),  # 20 keywords, no sentence
+        (" ".join(["the", "drill", "of", "concrete"] * 30), "en", True),  # 4 words, over and over
+        (PASTED_POST, "en", False),  # a long question pasted whole is a question
+        ("rtx 3090 vs 4090 llama 70b q4 tokens per second", "en", False),  # a keyword query
+        (" ".join(_KEYWORDS), "de", False),  # another language: not judged by English words
+    ],
+)
+def test_word_salad_is_told_from_questions(text: str, language: str, salad: bool) -> None:
+    from crowdsift.pipeline.synthesis.subject import reads_as_word_salad
+
+    assert (reads_as_word_salad(text, language) is not None) is salad

@@ -133,3 +133,39 @@ def test_the_openai_engine_without_a_key_is_a_usage_error_naming_the_variable(
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
     assert "set CROWDSIFT_LLM_API_KEY" in result.stderr
+
+
+def test_the_model_reads_each_threads_best_voted_replies_with_their_votes(
+    demo_archive: Path, model: ChatCompletionsServer
+) -> None:
+    """The evidence an LLM gets is what a person reads on Reddit: per thread, the replies the
+    community voted up, each with its score, highest first."""
+    from crowdsift.sources.archive.source import ArchiveSource
+
+    result = _ask(demo_archive, "Is the Plaud Note worth it for recording meetings?")
+    assert result.exit_code == 0, result.stderr
+    user = next(_user(b) for b in model.requests if schema_of(b) == "AnswerDraft")
+    blocks = re.split(r"^\[post:", user, flags=re.MULTILINE)[1:]
+    assert blocks
+    archive = ArchiveSource(demo_archive)
+    try:
+        for block in blocks:
+            post_id = block.split("]", 1)[0]
+            shown = {
+                cid: int(score)
+                for cid, depth, score in re.findall(
+                    r"^\[comment:([^\]]+)\] depth (\d+) · score (-?\d+)", block, re.MULTILINE
+                )
+                if depth == "0"
+            }
+            if not shown:
+                continue
+            replies = [
+                c for c in archive.fetch_post_comments(post_id)
+                if c["parent_id"] == f"t3_{post_id}" and c["body"] not in ("[removed]", "[deleted]")
+            ]  # fmt: skip
+            best = max(replies, key=lambda c: int(c["score"]))
+            assert shown.get(best["id"]) == best["score"]  # the top reply, with its votes
+            assert max(shown.values()) == best["score"]
+    finally:
+        archive.close()

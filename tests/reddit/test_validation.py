@@ -15,7 +15,7 @@ from crowdsift.testing.factories import raw_comment, raw_post
         ({}, None),
         ({"selftext": "[deleted]"}, RejectReason.DELETED_OR_REMOVED),
         ({"selftext": "[removed]"}, RejectReason.DELETED_OR_REMOVED),
-        ({"author": "[deleted]"}, RejectReason.DELETED_OR_REMOVED),
+        ({"author": "[deleted]"}, None),  # the account is gone, the text stands
         ({"removed_by_category": "moderator"}, RejectReason.DELETED_OR_REMOVED),
         ({"author": "AutoModerator"}, RejectReason.METADATA_VETO),
         ({"is_self": False, "selftext": ""}, RejectReason.METADATA_VETO),
@@ -48,7 +48,7 @@ def test_old_dumps_without_is_self_use_the_domain() -> None:
         ({}, None),
         ({"body": "[deleted]"}, RejectReason.DELETED_OR_REMOVED),
         ({"body": "[removed]"}, RejectReason.DELETED_OR_REMOVED),
-        ({"author": "[deleted]"}, RejectReason.DELETED_OR_REMOVED),
+        ({"author": "[deleted]"}, None),  # a reply whose author left still counts
         ({"author": "AutoModerator"}, RejectReason.METADATA_VETO),
         ({"distinguished": "moderator", "stickied": True}, RejectReason.METADATA_VETO),
         ({"distinguished": "moderator", "stickied": False}, None),

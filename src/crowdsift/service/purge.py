@@ -36,7 +36,7 @@ from crowdsift.core.config import Settings, SourceName
 from crowdsift.core.errors import ArchiveError
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy
-from crowdsift.core.source import RawThing
+from crowdsift.core.source import DELETED_MARKERS, RawThing
 from crowdsift.core.store import CommentStore
 from crowdsift.feed.retriever import FeedRetriever
 from crowdsift.sources.archive import db
@@ -60,13 +60,16 @@ class Verdict(StrEnum):
 
 
 def verdict(current: RawThing | None) -> Verdict:
-    """What the source's current copy of a post (None: not answered) says about it."""
+    """What the source's current copy of a post (None: not answered) says about it. A
+    ``[deleted]`` author counts as deleted here, unlike in the fetch veto: whoever closed their
+    account asked to be forgotten, and purging is the user's choice to honour that."""
     if current is None:
         return Verdict.MISSING
     texts = {str(current.get(key) or "").strip().lower() for key in ("selftext", "title")}
     if current.get("removed_by_category") or texts & _REMOVED_TEXT:
         return Verdict.REMOVED
-    if is_deleted_or_removed(current):
+    author = str(current.get("author") or "").strip().lower()
+    if is_deleted_or_removed(current) or author in DELETED_MARKERS:
         return Verdict.DELETED
     return Verdict.LIVE
 

@@ -32,11 +32,13 @@ from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResul
 from crowdsift.pipeline.synthesis.prompt import PromptContext, get_template
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.pipeline.synthesis.subject import (
+    NOT_A_QUESTION,
     Subject,
     abstention_sentence,
     judge_subject,
     looked_in,
     question_subject,
+    reads_as_word_salad,
 )
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.models import EvidenceItem
@@ -119,6 +121,9 @@ async def synthesize_answer(
     request = select_threads(
         question, threads, selector_config, prompt_version=prompt_version, extra=extra
     )
+    salad = reads_as_word_salad(question, analysis.language) if analysis is not None else None
+    if salad is not None:
+        return _not_a_question(request, salad, engine_name=engine.name)
     if not request.post_payloads and analysis is not None:
         # A search ran and found nothing on the subject: that is an abstention, said plainly.
         subject = question_subject(question, analysis) or Subject(name="this question", terms=())
@@ -216,6 +221,21 @@ def _abstain(
         prompt_version=request.prompt_version,
         engine=engine_name,
         reason=f"abstained: {why}; the engine was not called",
+        abstained=True,
+    )
+    _log(request, result, None, Stopwatch(), tokens=(0, 0))
+    return Answer(summary=result)
+
+
+def _not_a_question(request: SummarizeRequest, why: str, *, engine_name: str) -> Answer:
+    """The question is a heap of words (``reads_as_word_salad``): whatever the search matched
+    answers nothing it asks, so abstain and say how to ask."""
+    result = SummarizeResult(
+        status="partial",
+        summary=NOT_A_QUESTION,
+        prompt_version=request.prompt_version,
+        engine=engine_name,
+        reason=f"abstained: the question reads as word salad ({why}); the engine was not called",
         abstained=True,
     )
     _log(request, result, None, Stopwatch(), tokens=(0, 0))

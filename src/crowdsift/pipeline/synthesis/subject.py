@@ -33,6 +33,7 @@ from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem
 
 __all__ = [
+    "NOT_A_QUESTION",
     "Subject",
     "SubjectVerdict",
     "abstention_sentence",
@@ -41,8 +42,26 @@ __all__ = [
     "looked_in",
     "mentions",
     "question_subject",
+    "reads_as_word_salad",
     "tokens",
 ]
+
+SALAD_MIN_WORDS = 20
+"""Shorter input may be a keyword query ("rtx 3090 vs 4090 70b q4 speed"): judged by its
+evidence, not its grammar."""
+SALAD_FUNCTION_SHARE = 0.15
+"""Sentences need function words ("the", "of", "is", "и", "в"): in questions people ask they
+are a third or more of the words, in a heap of keywords far fewer."""
+SALAD_REPEAT_WORDS = 60
+SALAD_DISTINCT_SHARE = 0.25
+"""A long text using a quarter as many distinct words as words repeats a small vocabulary
+over and over; prose, even a long pasted post, uses about twice that share."""
+_FUNCTION_WORD_LANGUAGES = frozenset({"en", "ru"})
+"""The languages ``STOPWORDS`` covers; any other is never judged by it."""
+NOT_A_QUESTION = (
+    "This reads as a heap of words rather than a question, so nothing was answered. Ask it as "
+    'a sentence, e.g. "Which cordless drill should I buy for concrete?"'
+)
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:[.+#-][^\W_]+)*[+#]?")
@@ -299,3 +318,21 @@ def abstention_sentence(subject: Subject, places: Sequence[str], *, found: bool 
         return f"The search of {where} found no thread for this question."
     where = ", ".join(places) if places else "the fetched posts"
     return f"Nothing in {where} discusses {subject.name}."
+
+
+def reads_as_word_salad(question: str, language: str) -> str | None:
+    """Why ``question`` is no question at all (a heap of keywords, a vocabulary repeated), or
+    None. Judged only for languages ``STOPWORDS`` covers and for ``SALAD_MIN_WORDS`` or more:
+    a false "not a question" hides a real answer, so short or foreign input passes."""
+    if language not in _FUNCTION_WORD_LANGUAGES:
+        return None
+    words = _TOKEN.findall(question.lower())
+    if len(words) < SALAD_MIN_WORDS:
+        return None
+    function = sum(word in STOPWORDS for word in words) / len(words)
+    if function < SALAD_FUNCTION_SHARE:
+        return f"{len(words)} words, {function:.0%} of them function words"
+    distinct = len(set(words)) / len(words)
+    if len(words) >= SALAD_REPEAT_WORDS and distinct < SALAD_DISTINCT_SHARE:
+        return f"{len(words)} words, only {distinct:.0%} of them distinct"
+    return None

@@ -27,10 +27,13 @@ def _text(raw: RawThing, key: str) -> str:
 
 
 def is_deleted_or_removed(raw: RawThing, *, text_key: str = "selftext") -> bool:
-    """Deleted or removed text or author, or a removal recorded by Reddit or its moderators."""
+    """Deleted or removed text, or a removal recorded by Reddit or its moderators.
+
+    An author shown as ``[deleted]`` is not deleted text: Reddit keeps showing what a person
+    wrote after they close their account, and old threads' best-voted replies are often theirs
+    (the text carries no author to pseudonymise; ``core.privacy`` treats it as authorless)."""
     return (
         _text(raw, text_key).lower() in DELETED_MARKERS
-        or _text(raw, "author").lower() in DELETED_MARKERS
         or _text(raw, "title").lower() in DELETED_MARKERS
         or bool(raw.get("removed_by_category"))
     )
