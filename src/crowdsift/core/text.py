@@ -331,6 +331,34 @@ STEM_CHARS = 5
 """Words compare by their first five letters: "models" ~ "model", "модели" ~ "модель"."""
 
 
+_CONTRACTED = ("'s", "'m", "'re", "'ve", "'ll", "'d")
+
+
+def is_stopword(lowered: str) -> bool:
+    """A stop word, also contracted: "what's", "i'm", "don't" are as empty as "what"; a name
+    with an apostrophe ("o'neill") is not."""
+    if lowered in STOPWORDS:
+        return True
+    word = lowered.replace("’", "'")
+    if word.endswith("n't"):
+        return True
+    suffix = next((s for s in _CONTRACTED if word.endswith(s)), None)
+    return suffix is not None and word[: -len(suffix)] in STOPWORDS
+
+
+def looks_like_name(word: str, *, mid_sentence: bool) -> bool:
+    """Whether ``word`` is spelled like a name: camel-cased ("vLLM", "iPhone"), mixing letters
+    with a digit, dot, plus, hash or hyphen ("rtx4090", "llama.cpp", "C#"), or capitalised
+    mid-sentence. The one test every stage uses (a question's products, a directory's names,
+    the options of a migration); stop words and bare numbers never are."""
+    lowered = word.lower()
+    if is_stopword(lowered) or lowered.isdigit() or not any(ch.isalpha() for ch in word):
+        return False
+    distinctive = any(ch.isdigit() or ch in ".-+#" for ch in word)
+    camel = word[1:] != word[1:].lower()
+    return distinctive or camel or (mid_sentence and word[:1].isupper())
+
+
 def content_terms(text: str) -> set[str]:
     """Lower-case content words of ``text`` (no stop words, digits or 1–2 letter words),
     stemmed by prefix. Crude, language-agnostic, and enough for a lexical anchor next to

@@ -21,7 +21,13 @@ import numpy as np
 from pydantic import BaseModel
 
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import STEM_CHARS, STOPWORDS, content_terms, content_words
+from crowdsift.core.text import (
+    STEM_CHARS,
+    content_terms,
+    content_words,
+    is_stopword,
+    looks_like_name,
+)
 from crowdsift.engines.base import LocalKit
 
 log = get_logger(__name__)
@@ -71,7 +77,7 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
             names.append(name)
             name = []
         starts_name = index == 0 and len(words) > 1 and is_product_word(words[1], 1)
-        if starts_name and (not word[:1].isupper() or _is_stopword(word.lower())):
+        if starts_name and (not word[:1].isupper() or is_stopword(word.lower())):
             starts_name = False  # "Is Prefect …", "My Plaud …": the name starts after it
         if is_product_word(word, index) or starts_name:
             name.append(word)
@@ -89,7 +95,7 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     run: list[str] = []
     for word in [*words, "."]:
         lowered = word.lower()
-        if _is_stopword(lowered) or lowered in taken or lowered.isdigit() or lowered == ".":
+        if is_stopword(lowered) or lowered in taken or lowered.isdigit() or lowered == ".":
             phrases += [f"{a} {b}" for a, b in itertools.pairwise(run)]
             singles += [w for w in run if len(w) > 3]
             run = []
@@ -99,38 +105,18 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
     return ordered[:limit] or [question.strip()[:60]]
 
 
-_CONTRACTED = ("'s", "'m", "'re", "'ve", "'ll", "'d")
-
-
-def _is_stopword(lowered: str) -> bool:
-    """A stop word, also contracted: "what's", "i'm", "don't" are as empty as "what"; a name
-    with an apostrophe ("o'neill") is not."""
-    if lowered in STOPWORDS:
-        return True
-    word = lowered.replace("’", "'")
-    if word.endswith("n't"):
-        return True
-    suffix = next((s for s in _CONTRACTED if word.endswith(s)), None)
-    return suffix is not None and word[: -len(suffix)] in STOPWORDS
-
-
 def _without_possessive(word: str) -> str:
     """ "Dagster's" → "Dagster" (a name's possessive is the name); "what's" stays a stop word."""
     lowered = word.lower().replace("’", "'")
-    if lowered.endswith("'s") and not _is_stopword(lowered):
+    if lowered.endswith("'s") and not is_stopword(lowered):
         return word[:-2]
     return word
 
 
 def is_product_word(word: str, index: int) -> bool:
-    """Whether ``word`` (the ``index``-th of its question) looks like a name: capitalised
-    mid-sentence, camel-cased, or mixing letters with a digit, dot or hyphen."""
-    lowered = word.lower()
-    if _is_stopword(lowered) or lowered.isdigit() or not any(ch.isalpha() for ch in word):
-        return False
-    distinctive = any(ch.isdigit() or ch in ".-+" for ch in word)
-    camel = word[1:] != word[1:].lower()
-    return distinctive or camel or (index > 0 and word[:1].isupper())
+    """Whether ``word`` (the ``index``-th of its question) looks like a name
+    (``core.text.looks_like_name``; the first word of a question is capitalised anyway)."""
+    return looks_like_name(word, mid_sentence=index > 0)
 
 
 def _is_acronym(word: str) -> bool:

@@ -53,23 +53,20 @@ _META = re.compile(
     r"^(?:edit|update|eta|ps|p\.s|tl;?dr|source|disclaimer)\b\s*\d*\s*[:\-–]"
     r"|\b(?:happy|glad) to answer\b|\bask me anything\b|\bthanks? in advance\b"
     r"|\blong-?time lurker\b|\bfirst (?:time )?post(?:er)?\b|\bi know this (?:gets|has been) asked"
-    r"|\bsearched (?:the|this) sub\b|\bnot in a hurry\b|\breading (?:all of )?them\b"
-    r"|\bdid ?n[o']t expect (?:this|so) many\b|\bbookmark(?:ing|ed)?\b|\bsaving this\b"
-    r"|\bremind ?me\b|^op here\b|^op:|\bwish i'?d (?:read|known|seen) this\b"
+    r"|\bsearched (?:the|this) sub\b"
+    r"|\bbookmark(?:ing|ed)?\b|\bsaving this\b"
+    r"|\bremind ?me\b|^op here\b|^op:"
     r"|\bcame here to say\b"
     r"|\bgood luck\b|\bhope (?:this|that) helps\b|^ymmv\b"
     r"|\bjust my (?:experience|two cents|opinion)"
     r"|\bnot an expert\b|\blearned (?:that|this|it) the hard way\b"
-    r"|\btook me (?:way )?too long to (?:figure|learn|realise|realize)\b|\bworked for me at least\b"
-    r"|^this is the answer\b|^this matches what i'?ve seen\b|^exactly my experience\b"
+    r"|^this is the answer\b|^exactly my experience\b"
     r"|^can confirm\b|^same here\b|^seconding this\b|^\+1\b|^100% this\b|^came here to\b"
-    r"|^(?:good|great|fair) (?:counter)?point\b|^good call\b|\bi'?ll try that\b|\btrying it this\b"
-    r"|\bnever thought of that\b|\bto clarify, this is for\b|\bdoes that make sense\b"
+    r"|^(?:good|great|fair) (?:counter)?point\b|^good call\b|\bi'?ll try that\b"
+    r"|\bdoes that make sense\b"
     r"|\bignore (?:all |any )?(?:previous|prior|above|earlier) instructions\b|\bsystem prompt\b"
     r"|\b(?:print|reveal|show|tell me) (?:your|any|the) (?:api )?keys?\b"
-    r"|\b(?:update|edit): (?:went with|thanks|it worked)|\ba few (?:people|of you) asked\b"
-    r"|\bhere'?s (?:the|my|our) (?:whole |full |complete )?(?:setup|checklist|guide|list|"
-    r"breakdown|process|workflow|write-?up)\b",
+    r"|\b(?:update|edit): (?:went with|thanks|it worked)",
     re.IGNORECASE,
 )
 _THANKS = re.compile(
@@ -77,8 +74,7 @@ _THANKS = re.compile(
 )
 _REACTION = re.compile(
     r"^(?:yep|yes|yeah|yup|no|nope|agreed|exactly|true|this|same|huh|eh|ok|okay|lol|wow|"
-    r"honestly|respectfully,? no|hard disagree|not sure i agree|i'?d push back on this a bit|"
-    r"i used to think that too|it depends|eh, it depends)[.!,]?$",
+    r"honestly|hard disagree|not sure i agree|it depends)[.!,]?$",
     re.IGNORECASE,
 )
 _INTRODUCTION = re.compile(r"^(?:[\w'-]+\s){0,4}here\b[,.]", re.IGNORECASE)
@@ -199,6 +195,12 @@ _SOLVED = re.compile(r"\b(?:solved|the fix (?:is|was)|what (?:worked|fixed it))\
 _NEGATED = re.compile(
     r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t|isn'?t)\s+(?:\w+\s+)?$", re.IGNORECASE
 )
+
+
+def has_risk_cue(text: str) -> bool:
+    """A word of risk or a warning anywhere in ``text`` (``_RISK``, ``_WARNING``): what makes a
+    claim weigh more as a caution, whatever its overall stance."""
+    return bool(_RISK.search(text) or _WARNING.match(text))
 
 
 @dataclass(frozen=True)

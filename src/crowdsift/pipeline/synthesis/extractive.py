@@ -45,7 +45,7 @@ from crowdsift.pipeline.synthesis.claim_scores import (
     reader_bonus,
     takes_side_on_options,
 )
-from crowdsift.pipeline.synthesis.claims import is_risk
+from crowdsift.pipeline.synthesis.claims import has_risk_cue, is_risk
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef, SummarizeRequest
 from crowdsift.pipeline.synthesis.sections import Limits, sections
@@ -78,14 +78,6 @@ LEAD_SENTENCES = {"how_to": 3, "troubleshooting": 3, "comparison": 2, "general":
 MAX_SUMMARY_SENTENCES = {"how_to": 4, "troubleshooting": 4, "comparison": 4, "general": 5}
 """The summary's length in claims, by intent: a fix needs no padding."""
 STRONG_CUE_BONUS = 0.05
-
-_STRONG_CUES = (
-    r"don'?t|do not|avoid|broke|broken|breaks|failed|fails|failure|stopped working|died|dead|"
-    r"returned|refund(?:ed)?|disagree|risks?|risky|overrated|subscription|privacy|warning|"
-    r"beware|regret|downside|drawback|scam|buggy|bugs?|crash(?:es|ed)?|unreliable|not worth|"
-    r"hidden fees?|unsafe|dangerous|hazard|warranty|caveat|complain\w*"
-)
-_STRONG_CUE = re.compile(rf"\b(?:{_STRONG_CUES})\b", re.IGNORECASE)
 
 
 def is_caution(text: str) -> bool:
@@ -403,7 +395,7 @@ def _pick_cautions(
     """Relevant risks and caveats (never tips), most relevant first, no two alike."""
 
     def rank(index: int) -> tuple[float, int]:
-        strong = _STRONG_CUE.search(candidates[index].text) is not None
+        strong = has_risk_cue(candidates[index].text)
         return (-(float(scores[index]) + (STRONG_CUE_BONUS if strong else 0.0)), index)
 
     picked: list[int] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crowdsift.core.text import STOPWORDS
+from crowdsift.core.text import STOPWORDS, looks_like_name
 from crowdsift.pipeline.reddit.planner import product_variants
 
 # --- specifics: the concrete things a reader can act on ------------------------------------
@@ -206,8 +206,9 @@ def _tidy(name: str) -> str:
     return " ".join(words)
 
 
-def _name_like(name: str) -> bool:
-    return any(ch.isupper() or ch.isdigit() or ch in ".+#" for ch in name)
+def _named(option: str) -> bool:
+    """An option written as a name ("Dagster", "k3s"; ``core.text.looks_like_name``)."""
+    return any(looks_like_name(word, mid_sentence=True) for word in option.split())
 
 
 def _is_option(name: str) -> bool:
@@ -230,7 +231,7 @@ def find_pivots(text: str) -> list[Pivot]:
                 continue
             if pivot.key[0] == pivot.key[1]:
                 continue
-            if not strong and not (_name_like(pivot.from_option) or _name_like(pivot.to_option)):
+            if not strong and not (_named(pivot.from_option) or _named(pivot.to_option)):
                 continue
             found.setdefault(pivot.key, pivot)
     return list(found.values())

@@ -76,7 +76,7 @@ import numpy.typing as npt
 from pydantic import BaseModel
 
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import STOPWORDS
+from crowdsift.core.text import STOPWORDS, looks_like_name
 from crowdsift.engines.embedding import Embedder
 from crowdsift.sources.reddit.community_posts import profile_words
 from crowdsift.sources.reddit.directory import SubredditDirectory, SubredditInfo
@@ -311,7 +311,7 @@ def name_keys(question: str) -> dict[str, float]:
                 _SENTENCE_END.search(question[: word.start()])
                 or not question[: word.start()].strip()
             )
-            named = _product_like(word.group(), sentence_start=bool(starts))
+            named = looks_like_name(word.group(), mid_sentence=not starts)
             add(lowered, NAME_NAMED if named else NAME_PLAIN)
         for size in range(2, MAX_JOINED_WORDS + 1):
             group = words[index : index + size]
@@ -337,15 +337,6 @@ def name_scores(question: str, directory: SubredditDirectory) -> npt.NDArray[np.
 
 def _matchable(word: str) -> bool:
     return len(word) >= 3 and word not in STOPWORDS and not word.isdigit()
-
-
-def _product_like(word: str, *, sentence_start: bool) -> bool:
-    """Spelled like a name: "vLLM", "iPhone", "rtx4090", or capitalised mid-sentence."""
-    if any(ch.isupper() for ch in word[1:]):
-        return True
-    if any(ch.isdigit() for ch in word) and any(ch.isalpha() for ch in word):
-        return True
-    return word[:1].isupper() and not sentence_start
 
 
 def _adjacent(question: str, group: list[re.Match[str]]) -> bool:
