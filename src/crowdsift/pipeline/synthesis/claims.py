@@ -379,10 +379,21 @@ def statements(text: str, *, asker: bool = False, title: bool = False) -> list[S
     ]
 
 
+_ASKING_TITLE = re.compile(
+    r"^(?:how|what|which|why|where|when|who|is|are|can|could|should|would|does|do|did|will|"
+    r"any|anyone|anybody|need|looking for)\b"
+    r"|\b(?:help|advice|recommendations?|suggestions?|issues?|problems?|errors?|crash\w*|"
+    r"not working|won'?t|can'?t|doesn'?t|stuck)\b",
+    re.IGNORECASE,
+)
+"""A title that asks without a question mark ("Are P40s useful for 70B models", "ik_llama.cpp
+help!") or reports trouble to be helped with ("Random GPU crashes, Event 141")."""
+
+
 def asks(title: str, body: str) -> bool:
-    """Whether a post asks (a question in its title or body): its body is then the asker's
-    background. Reports seldom ask; askers often bury the question mid-body ("… Any ideas?
-    Thanks!")."""
-    if "?" in title:
+    """Whether a post asks (a question, a request for help, a trouble report): its body is then
+    the asker's background, and the replies answer. Askers often drop the question mark or bury
+    the question mid-body ("… Any ideas? Thanks!")."""
+    if "?" in title or _ASKING_TITLE.search(title.strip()):
         return True
     return any(s.rstrip(_CLOSERS).endswith("?") for s in split_sentences(" ".join(body.split())))
