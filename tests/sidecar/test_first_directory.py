@@ -84,7 +84,8 @@ def test_the_first_question_builds_the_directory_and_searches_its_closest_commun
         r.params.get("subreddit") for r in server.requests if r.path.startswith("/api/posts")
     }
     assert searched == {"homeassistant"}
-    assert json.loads(first.stdout)["reddit_response"]["status"] != "failed"
+    sources = json.loads(first.stdout)["summary"]["sources"]
+    assert [s["post_id"] for s in sources] == ["ha1"]  # answered from the community it chose
 
     second = ask()
     assert second.exit_code == 0, second.stderr

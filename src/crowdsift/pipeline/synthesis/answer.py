@@ -215,27 +215,25 @@ def _abstain(
         if found
         else "the search found no post that passed the filters and the relevance check"
     )
-    result = SummarizeResult(
-        status="partial",
-        summary=abstention_sentence(subject, places, found=found),
-        prompt_version=request.prompt_version,
-        engine=engine_name,
-        reason=f"abstained: {why}; the engine was not called",
-        abstained=True,
-    )
-    _log(request, result, None, Stopwatch(), tokens=(0, 0))
-    return Answer(summary=result)
+    summary = abstention_sentence(subject, places, found=found)
+    return _abstained(request, summary, why, engine_name=engine_name)
 
 
 def _not_a_question(request: SummarizeRequest, why: str, *, engine_name: str) -> Answer:
     """The question is a heap of words (``reads_as_word_salad``): whatever the search matched
     answers nothing it asks, so abstain and say how to ask."""
+    why = f"the question reads as word salad ({why})"
+    return _abstained(request, NOT_A_QUESTION, why, engine_name=engine_name)
+
+
+def _abstained(request: SummarizeRequest, summary: str, why: str, *, engine_name: str) -> Answer:
+    """An abstention: ``summary`` says it, ``why`` is the reason, nothing is cited."""
     result = SummarizeResult(
         status="partial",
-        summary=NOT_A_QUESTION,
+        summary=summary,
         prompt_version=request.prompt_version,
         engine=engine_name,
-        reason=f"abstained: the question reads as word salad ({why}); the engine was not called",
+        reason=f"abstained: {why}; the engine was not called",
         abstained=True,
     )
     _log(request, result, None, Stopwatch(), tokens=(0, 0))

@@ -14,7 +14,7 @@ message: a question is never answered from communities nobody chose for it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 
 from crowdsift.core.config import Settings
 from crowdsift.core.errors import SourceUnreachableError
@@ -60,12 +60,7 @@ def recent_fetch(settings: Settings) -> Iterator[FetchRecent]:
         source.close()
 
 
-def load_or_build(
-    settings: Settings,
-    notice: Notice,
-    *,
-    open_fetch: Callable[[Settings], AbstractContextManager[Fetch]] | None = None,
-) -> SubredditDirectory:
+def load_or_build(settings: Settings, notice: Notice) -> SubredditDirectory:
     """The user's directory; built, saved and returned when there is none yet.
 
     ``notice`` hears that the build starts, how far it got every ``NOTICE_EVERY`` prefixes,
@@ -86,7 +81,7 @@ def load_or_build(
             notice(f"subreddit directory: {done}/{total} prefixes, {entries:,} communities")
 
     try:
-        with (open_fetch or prefix_fetch)(settings) as fetch:
+        with prefix_fetch(settings) as fetch:
             built = refresh_directory(fetch, progress=on_progress, fatal=(SourceUnreachableError,))
     except SubredditDirectoryError as exc:
         raise _unbuilt(settings, str(exc)) from None
