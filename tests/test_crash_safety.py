@@ -351,8 +351,13 @@ def expert_rows(path: Path) -> dict[str, set[tuple[Any, ...]]]:
     return {table: set(query(path, f"SELECT * FROM {table}")) for table in EXPERT_TABLES}
 
 
+IMPORTED_POSTS = 3000
+"""Enough that the import's one transaction lasts well past the kill's 0.05 s, even on a busy
+machine (with 1,500 it sometimes committed between the check and the kill)."""
+
+
 def test_expert_import_killed_mid_transaction_leaves_the_previous_state(tmp_path: Path) -> None:
-    result, discussion = telegram_export(tmp_path, posts=1500, replies=4)
+    result, discussion = telegram_export(tmp_path, posts=IMPORTED_POSTS, replies=4)
     clean, target = tmp_path / "clean.sqlite", tmp_path / "experts.sqlite"
     for path in (clean, target):  # both hold the demo experts, as a user's store would
         store = SqlExpertStore(f"sqlite:///{path}")
@@ -365,7 +370,8 @@ def test_expert_import_killed_mid_transaction_leaves_the_previous_state(tmp_path
         report = import_channel(store, result, discussion=discussion, channel=CHANNEL)
     finally:
         store.close()
-    assert report.posts == 1500 and report.comments == 6000 and report.links > 0
+    assert report.posts == IMPORTED_POSTS and report.comments == 4 * IMPORTED_POSTS
+    assert report.links > 0
     before = expert_rows(target)
     env = {**os.environ, "CROWDSIFT_DATABASE_URL": f"sqlite:///{target}"}
     command = ["-m", "crowdsift", "experts", "import", str(result), "--discussion",
@@ -386,7 +392,7 @@ def test_expert_import_killed_mid_transaction_leaves_the_previous_state(tmp_path
     assert_integrity(target)
     assert expert_rows(target) == expert_rows(clean)
     assert query(target, "SELECT count(*) FROM expert_posts WHERE expert_id = ?", CHANNEL) == [
-        (1500,)
+        (IMPORTED_POSTS,)
     ]
 
 
