@@ -131,9 +131,11 @@ def test_every_summary_sentence_is_embedded_once_in_one_batch(
 
     embedder = Counting()
     local_answer(recorder_request, SummarizerConfig(), embedder, limits=Limits())
-    # every sentence once, in one batch; besides it the hidden gems' relevance batch (comments
-    # holding specifics) and the lead's (the question, threads and their replies)
-    assert 1 + len(candidates_of(items_of(recorder_request))) in embedder.batches
+    # every sentence once, in one batch with the question and each thread's title and opening
+    # (which threads are about the question); besides it the hidden gems' relevance batch
+    # (comments holding specifics) and the lead's (the question, threads and their replies)
+    claims = len(candidates_of(items_of(recorder_request)))
+    assert 1 + claims + len(recorder_request.post_payloads) in embedder.batches
     assert len(embedder.batches) <= 3
 
 

@@ -167,3 +167,31 @@ def test_the_askers_situation_is_context_never_a_claim() -> None:
     said = " ".join([draft.summary, *draft.highlights, *draft.cautions])
     assert "woke everyone up" not in said and "sits in the bedroom" not in said
     assert "WD Red Plus" in draft.summary
+
+
+CAMERAS = thread(
+    "cam1",
+    "Doorbell cameras that record to a local disk",
+    "Looking for a doorbell camera without a subscription.",
+    [
+        reply(
+            "cam_a", "The Reolink doorbell records to an SD card and needs no subscription.", 900
+        ),
+        reply(
+            "cam_b", "Never trust the cloud; make sure the camera keeps a local copy of clips.", 500
+        ),
+        reply("cam_c", "Avoid doorbells that stop recording when the subscription lapses.", 400),
+    ],
+)
+
+
+def test_every_part_of_the_answer_comes_from_the_threads_about_the_question() -> None:
+    """A popular thread on something else, ranked beside the one that answers, gives the
+    answer nothing: not its lead, highlights or cautions, however voted up its replies are."""
+    answer = local_answer(
+        request("Which quiet drives for a home NAS?", [NAS, CAMERAS]),
+        SummarizerConfig(), HashingEmbedder(), limits=Limits(),
+    )  # fmt: skip
+    said = " ".join([answer.summary, *answer.highlights, *answer.cautions])
+    assert "comment:top" in said  # the NAS thread answers
+    assert "cam_" not in said and "post:cam1" not in said

@@ -47,10 +47,15 @@ from crowdsift.pipeline.synthesis.claim_scores import (
 )
 from crowdsift.pipeline.synthesis.claims import has_risk_cue, is_risk
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
-from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef, SummarizeRequest
+from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
+    PostPayload,
+    SourceRef,
+    SummarizeRequest,
+)
 from crowdsift.pipeline.synthesis.sections import Limits, sections
 from crowdsift.pipeline.synthesis.specifics import option_pattern
-from crowdsift.pipeline.synthesis.voted import Quote, voted_lead
+from crowdsift.pipeline.synthesis.voted import THREAD_PEER, Quote, thread_context, voted_lead
 
 Floats = npt.NDArray[np.float32]
 
@@ -105,7 +110,10 @@ def local_answer(
         summary = _within([q.cited() for q in quotes], config.summary_char_budget)
         update = {"summary": summary or EMPTY_SUMMARY, "sources": _quoted_sources(request, quotes)}
         return found.model_copy(update=update)
-    vectors = embedder.embed([request.query, *(c.text for c in candidates)])
+    contexts = [thread_context(post) for post in request.post_payloads]
+    vectors = embedder.embed([request.query, *(c.text for c in candidates), *contexts])
+    split = len(vectors) - len(contexts)
+    threads, vectors = vectors[split:], vectors[:split]
     similarity: Floats = vectors[1:] @ vectors[1:].T
     relevance: Floats = vectors[0] @ vectors[1:].T
     scores = claim_scores(request.query, candidates, relevance, similarity)
@@ -114,14 +122,21 @@ def local_answer(
         candidates, scores, relevance, lexical_share(request.query, candidates), limits
     )
     answering = on_subject(request.query, candidates, scores, answering)
-    lead = _pick_lead(candidates, scores, similarity, answering, limits)
-    most = MAX_SUMMARY_SENTENCES.get(limits.intent, MAX_SUMMARY_SENTENCES["general"])
+    near = _peer_threads(request.post_payloads, threads @ vectors[0])
+    peers = {i for i, c in enumerate(candidates) if any(it.thread in near for it in c.items)}
     focused = limits.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
+    if not focused:  # a step that answers is said wherever (``answering`` holds it to the words)
+        answering = [i for i in answering if i in peers] or answering
+    lead = _pick_lead(candidates, scores, similarity, answering, limits)
+    lead = lead if focused else [i for i in lead if i in peers]
+    most = MAX_SUMMARY_SENTENCES.get(limits.intent, MAX_SUMMARY_SENTENCES["general"])
+    claims = _above(scores, SUMMARY_FLOOR)
     summary_ids = _pick_summary(
         candidates, scores, similarity, config.summary_char_budget, lead, most,
-        eligible=answering if focused else None,
+        eligible=answering if focused else [i for i in claims if i in peers] or claims,
     )  # fmt: skip
-    in_context = _above(scores, CONTEXT_FLOOR)
+    context = _above(scores, CONTEXT_FLOOR)  # highlights and cautions: about the question too
+    in_context = [i for i in context if i in peers] or context
     caution_ids = _pick_cautions(
         candidates, scores, similarity, config.max_cautions,
         [i for i in in_context if i not in summary_ids],
@@ -160,7 +175,7 @@ def local_answer(
     )
     shown = [candidates[i].text for i in (*summary_ids, *caution_ids, *highlight_ids)]
     shown += [q.text for q in quotes]
-    found = sections(request.query, items, embedder, limits, shown=shown)
+    found = sections(request.query, items, embedder, limits, shown=shown, near=near)
     return found.model_copy(
         update={
             "summary": summary,
@@ -170,6 +185,19 @@ def local_answer(
             + _sources(request, [candidates[i] for i in summary_ids]),
         }
     )
+
+
+def _peer_threads(posts: Sequence[PostPayload], closeness: Floats) -> set[int]:
+    """The evidence (by index) the answer is made of: the Reddit threads about as close to the
+    question as the closest one (``voted.THREAD_PEER`` of its cosine), as the voted lead reads
+    them, not a popular thread on something else that shares a word ("Nest or Ring" for a mesh
+    Wi-Fi question); and every video and product, which the user asked for by name."""
+    reddit = [n for n, post in enumerate(posts) if post.kind == "reddit"]
+    best = max((float(closeness[n]) for n in reddit), default=0.0)
+    return {
+        n for n, post in enumerate(posts)
+        if post.kind != "reddit" or float(closeness[n]) >= THREAD_PEER * best
+    }  # fmt: skip
 
 
 def _interleaved(quotes: Sequence[str], claims: Sequence[str]) -> list[str]:

@@ -109,13 +109,16 @@ def sections(
     limits: Limits,
     *,
     shown: Collection[str] = (),
+    near: Collection[int] | None = None,
 ) -> AnswerDraft:
     """The four sections as an (otherwise empty) draft, ids only; ``shown`` are the claims the
-    summary, highlights and cautions already quote (a gem never repeats one)."""
+    summary, highlights and cautions already quote (a gem never repeats one); ``near``: the
+    threads about the question, where gems come from (all threads when None or none)."""
     said = [item for item in items if not item.is_title]  # titles name topics, not claims
+    nearby = [item for item in said if near is None or item.thread in near] or said
     return AnswerDraft(
         summary="",
-        hidden_gems=hidden_gems(question, said, embedder, limits.max_gems, shown=shown),
+        hidden_gems=hidden_gems(question, nearby, embedder, limits.max_gems, shown=shown),
         minority_report=minority_report(said, limits.max_dissent),
         pivot_alerts=pivot_alerts(items),  # a title can report a move ("Left Airflow for …")
         comparison_table=comparison_table(limits.compared, said),

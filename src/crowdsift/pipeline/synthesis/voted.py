@@ -104,7 +104,7 @@ def voted_lead(
         return []
     texts = [request.query]
     for post, replies in threads:
-        texts += [_context(post), *(reply.excerpt[:QUOTE_CHARS] for reply in replies)]
+        texts += [thread_context(post), *(reply.excerpt[:QUOTE_CHARS] for reply in replies)]
     vectors = embedder.embed(texts)
     question, at = vectors[0], 1
     patterns = [option_pattern(option) for option in compared]
@@ -184,7 +184,8 @@ def _repeats(reply: CommentPayload, quotes: list[Quote]) -> bool:
     return any(said.startswith(quote.text.lower().removesuffix(" …")) for quote in quotes)
 
 
-def _context(post: PostPayload) -> str:
+def thread_context(post: PostPayload) -> str:
+    """What a thread is about, as compared with the question: its title and opening."""
     return " ".join(f"{post.title} {post.body_excerpt[:QUOTE_CHARS]}".split())
 
 
