@@ -18,6 +18,7 @@ from crowdsift.core.errors import (
     EngineOutputError,
     EngineTransportError,
 )
+from crowdsift.core.text import blend_weights, content_terms
 from crowdsift.engines.base import FENCE_NOTE, EngineName, EngineReply, OutT, Task, Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
@@ -25,8 +26,6 @@ from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.experts.map import (
     MapTask,
     MapVerdicts,
-    blend_weights,
-    content_terms,
     is_rate_limit,
     local_scores,
     run_map,

@@ -29,10 +29,11 @@ from crowdsift.pipeline.synthesis.answer import (
     prompt_context,
     synthesize_answer,
 )
+from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.extractive import items_of
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
-from crowdsift.pipeline.synthesis.sections import Item, hidden_gems, pivot_alerts
+from crowdsift.pipeline.synthesis.sections import hidden_gems, pivot_alerts
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.models import EvidenceItem

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.claim_scores import on_subject
 from crowdsift.pipeline.synthesis.claims import (
     asks,
@@ -27,7 +28,6 @@ from crowdsift.pipeline.synthesis.extractive import (
 )
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 from crowdsift.pipeline.synthesis.sections import (
-    Item,
     Limits,
     comparison_table,
     minority_report,

@@ -49,13 +49,14 @@ SHORT_CAPS = {
     "rows": 4,
 }
 """What a short answer shows at most of each part, before fitting it to ``SHORT_LINES``."""
-_DROP_ORDER = ("rows", "minority", "pivots", "gems", "cautions", "highlights", "sentences")
-"""Lowest priority first: a part loses its items before the next one does."""
+_DROP_ORDER = ("minority", "pivots", "gems", "rows", "cautions", "highlights", "sentences")
+"""Lowest priority first: a part loses its items before the next one does. A table row is one
+line and, for "which should I buy", the count of what the replies recommend: it outlasts gems."""
 _FLOORS = (
-    {"rows": 1, "minority": 1, "pivots": 1, "gems": 1, "cautions": 2, "highlights": 2},
-    {"rows": 0, "minority": 0, "pivots": 0, "cautions": 1, "highlights": 1, "sentences": 2},
+    {"rows": 3, "minority": 1, "pivots": 1, "gems": 1, "cautions": 2, "highlights": 2},
+    {"rows": 1, "minority": 0, "pivots": 0, "cautions": 1, "highlights": 1, "sentences": 2},
     {"gems": 0, "cautions": 0, "sentences": 1},
-    {"highlights": 0},
+    {"highlights": 0, "rows": 0},
 )
 """How far each part shrinks in each round; later rounds start when earlier ones did not fit."""
 SECTION_CITES = 2

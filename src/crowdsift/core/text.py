@@ -14,7 +14,9 @@ Sentences and truncation live beside it in ``crowdsift.core.sentences``, the cit
 from __future__ import annotations
 
 import html
+import math
 import re
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
@@ -305,7 +307,7 @@ def tokenize(text: str) -> list[str]:
 
 _STOPWORD_TEXT = """
     a about above actually after again against all also am an and any anybody anyone are as at be
-    because been before being below best better between both but buy buying by can compare
+    because been before being below best better between both but buy buying by can compare else
     compared could did do does doesn't doing don't down during each experience experiences few
     for from further get good got had has have having he her here hers how i if in into is isn't
     it its itself just like me more most my no nor not now of off on once one only opinion
@@ -374,6 +376,26 @@ def content_words(text: str) -> list[str]:
     """Lower-case words of ``text`` that carry meaning, in order: 3+ characters, not stop
     words, not numbers (``content_terms`` without stemming, as a list)."""
     return [w for w in tokenize(text) if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
+
+
+def word_share(question: str, texts: Sequence[str], *, by_rarity: bool = False) -> list[float]:
+    """The share of the question's content words (``content_terms``) each text holds: the
+    lexical half of every relevance score. ``by_rarity`` weighs a word by how rare it is among
+    ``texts`` (``rarity_weights``), so "Obsidian" in a Plaud thread counts more than "Plaud"."""
+    terms = content_terms(question)
+    held = [content_terms(text) for text in texts]
+    weight = rarity_weights(terms, held) if by_rarity else dict.fromkeys(terms, 1.0)
+    total = sum(weight.values())
+    if not total:
+        return [0.0] * len(texts)
+    return [sum(w for t, w in weight.items() if t in h) / total for h in held]
+
+
+def rarity_weights(terms: Iterable[str], held: Sequence[set[str]]) -> dict[str, float]:
+    """Each term's inverse document frequency over ``held`` (the terms of each text), +1 so a
+    word every text holds still counts."""
+    count = len(held)
+    return {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in sorted(terms)}
 
 
 W_SIMILARITY, W_LEXICAL = 0.75, 0.25

@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from crowdsift.core.errors import ConfigError
 from crowdsift.core.log import get_logger
+from crowdsift.core.text import blend_weights, word_share
 
 if TYPE_CHECKING:
     from crowdsift.core.config import Settings
@@ -47,6 +48,25 @@ class Embedder(Protocol):
     name: str
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def blended_relevance(question: str, texts: Sequence[str], embedder: Embedder) -> Vectors:
+    """Relevance of each text to ``question``: cosine similarity blended with the share of
+    the question's words the text holds (``blend_weights``). The one scorer every local
+    strategy ranks by: the words anchor the score in what the asker said, the embedding
+    catches paraphrase."""
+    if not texts:
+        return np.zeros(0, dtype=np.float32)
+    vectors = embedder.embed([question, *texts])
+    return blend(question, texts, vectors[1:] @ vectors[0])
+
+
+def blend(question: str, texts: Sequence[str], cosine: Vectors) -> Vectors:
+    """``blended_relevance`` from cosines already computed (a caller that also needs the
+    texts' vectors embeds once)."""
+    lexical = np.array(word_share(question, texts), dtype=np.float32)
+    w_sim, w_lex = blend_weights(question)
+    return np.asarray(w_sim * cosine + w_lex * lexical, dtype=np.float32)
 
 
 class SentenceTransformerEmbedder:

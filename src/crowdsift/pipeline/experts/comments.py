@@ -24,14 +24,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError, EngineOutputError
 from crowdsift.core.log import get_logger
 from crowdsift.core.sentences import truncate_words
-from crowdsift.core.text import content_words
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,
@@ -42,14 +40,13 @@ from crowdsift.engines.base import (
     Usage,
     fence,
 )
-from crowdsift.engines.embedding import Embedder
+from crowdsift.engines.embedding import Embedder, blended_relevance
 from crowdsift.sources.experts.models import DriftGroup, ExpertComment, ExpertStore
 
 log = get_logger(__name__)
 
 EXCERPTS_PER_GROUP = 5
 EXCERPT_CHARS = 200
-W_SIMILARITY, W_LEXICAL = 0.7, 0.3
 
 
 class DriftGroupWithComments(BaseModel):
@@ -146,21 +143,8 @@ class CommentGroupsTask(Task[RelevantGroups]):
 
 
 def relevance_scores(question: str, texts: Sequence[str], embedder: Embedder) -> list[float]:
-    """0.7 · cosine(question, text) + 0.3 · share of the question's content words in text.
-
-    The lexical share anchors the score in words the asker used; the embedding catches
-    paraphrase. Shared by the local strategies of phases 6 and 7.
-    """
-    if not texts:
-        return []
-    vectors = embedder.embed([question, *texts])
-    similarity = np.asarray(vectors[1:] @ vectors[0]).tolist()
-    wanted = set(content_words(question))
-    scores = []
-    for text, sim in zip(texts, similarity, strict=True):
-        lexical = len(wanted & set(content_words(text))) / len(wanted) if wanted else 0.0
-        scores.append(round(W_SIMILARITY * float(sim) + W_LEXICAL * lexical, 6))
-    return scores
+    """``blended_relevance``, as the plain list the local strategies of phases 6 and 7 sort."""
+    return [round(float(score), 6) for score in blended_relevance(question, texts, embedder)]
 
 
 def word_count(comment: ExpertComment) -> int:

@@ -34,7 +34,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, Field, StringConstraints, TypeAdapter, WithJsonSchema
 from tenacity import (
     AsyncRetrying,
@@ -53,7 +52,6 @@ from crowdsift.core.errors import (
 )
 from crowdsift.core.log import get_logger
 from crowdsift.core.sentences import truncate_words
-from crowdsift.core.text import blend_weights, content_terms
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,
@@ -64,7 +62,7 @@ from crowdsift.engines.base import (
     Usage,
     fence,
 )
-from crowdsift.engines.embedding import Embedder
+from crowdsift.engines.embedding import Embedder, blended_relevance
 from crowdsift.sources.experts.models import ExpertPost, Relevance, ScoredPost
 
 log = get_logger(__name__)
@@ -89,17 +87,7 @@ Mark = Annotated[
 
 def local_scores(question: str, texts: Sequence[str], embedder: Embedder) -> list[float]:
     """Blended similarity of each text to the question (see the module docstring)."""
-    if not texts:
-        return []
-    vectors = embedder.embed([question, *texts])
-    cosine = np.asarray(vectors[1:] @ vectors[0]).tolist()
-    terms = content_terms(question)
-    w_sim, w_lex = blend_weights(question)
-    scores = []
-    for text, sim in zip(texts, cosine, strict=True):
-        lexical = len(terms & content_terms(text)) / len(terms) if terms else 0.0
-        scores.append(round(w_sim * float(sim) + w_lex * lexical, 4))
-    return scores
+    return [round(float(score), 4) for score in blended_relevance(question, texts, embedder)]
 
 
 def is_rate_limit(exc: BaseException) -> bool:

@@ -33,9 +33,9 @@ from crowdsift.core.citations import remove_foreign, strip_quoted_citations
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.sentences import split_sentences, truncate_words
-from crowdsift.core.text import blend_weights, content_terms, sanitize_escapes, url_key
+from crowdsift.core.text import sanitize_escapes, url_key
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
-from crowdsift.engines.embedding import Embedder
+from crowdsift.engines.embedding import Embedder, blend
 from crowdsift.pipeline.synthesis.extractive import MIN_SENTENCE_CHARS, mmr_select
 from crowdsift.sources.experts.models import RELEVANCE_ORDER, Expert, Relevance, ScoredPost
 
@@ -273,15 +273,10 @@ def extractive_answer(
     candidates = _sentences(posts)
     if not candidates:
         return header + "\n\n" + "(The context posts contain no statements to quote.)"
-    vectors = embedder.embed([question, *(c.text for c in candidates)])
-    terms = content_terms(question)
-    lexical = np.array(
-        [len(terms & content_terms(c.text)) / len(terms) if terms else 0.0 for c in candidates],
-        dtype=np.float32,
-    )
+    texts = [c.text for c in candidates]
+    vectors = embedder.embed([question, *texts])
     bonus = np.array([c.bonus for c in candidates], dtype=np.float32)
-    w_sim, w_lex = blend_weights(question)
-    scores = np.asarray(w_sim * (vectors[1:] @ vectors[0]) + w_lex * lexical + bonus, np.float32)
+    scores = np.asarray(blend(question, texts, vectors[1:] @ vectors[0]) + bonus, np.float32)
     best = float(scores.max())
     eligible = [i for i, s in enumerate(scores) if best <= 0 or float(s) >= LOCAL_FLOOR * best]
     used = 0

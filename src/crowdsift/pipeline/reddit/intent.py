@@ -68,6 +68,22 @@ def classify_intent(text: str) -> Intent:
     return "general"
 
 
+_PICK = re.compile(
+    r"\b(?:which|best|recommend\w*|suggest\w*|alternatives?|something else"
+    r"|(?:should|would|do) (?:i|you|we) (?:buy|get|choose|pick|go with)"
+    r"|is there (?:a|an|any)|are there any|looking for (?:a|an)"
+    r"|what \w+(?: \w+){0,3} (?:should|to|would you) (?:i |we )?(?:buy|get|use|choose|pick))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_pick(text: str) -> bool:
+    """Whether the question asks what to get or use ("which … should I buy?", "best X for Y?",
+    "is there a tool that …?", "X, Y or something else?"): its answer is what the replies
+    recommend, named and counted."""
+    return bool(_PICK.search(text))
+
+
 # --- compared options ----------------------------------------------------------------------------
 
 MAX_OPTIONS = 4
@@ -120,7 +136,8 @@ def _options_in(clause: str) -> list[str]:
     first_items = lefts[0].split(",")
     options = _left_list(first_items)
     options += [_head(p) if "," in p else _words(p) for p in lefts[1:]]
-    options.append(_head(last.split(",")[0]))
+    if _tokens(last)[:1] not in (["something"], ["anything"], ["another"], ["other"]):
+        options.append(_head(last.split(",")[0]))  # "… or something else" names no option
     if len(options) > 2 and not options[-1]:
         options.pop()  # "X better than Y, or are they the same?": a clause, not an option
     if not all(options) or len(options) < 2:

@@ -25,6 +25,7 @@ from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.engines.base import Engine, Stopwatch
+from crowdsift.pipeline.reddit.intent import asks_for_pick
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, SidecarSynthesis
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.grounding import ground
@@ -91,6 +92,7 @@ def prompt_context(analysis: QueryAnalysis | None, sidecar: SidecarConfig | None
         compared=tuple(analysis.compared),
         language=analysis.language,
         table_required=needs_table(analysis),
+        pick=asks_for_pick(analysis.english_question),
         max_gems=gems,
         max_dissent=dissent,
     )

@@ -16,12 +16,26 @@ from crowdsift.core.sentences import ELLIPSIS
 from crowdsift.core.text import tokenize
 from crowdsift.pipeline.synthesis.claims import asks, statements
 from crowdsift.pipeline.synthesis.models import SummarizeRequest
-from crowdsift.pipeline.synthesis.sections import Item
 
 MIN_SENTENCE_CHARS = 25
 MAX_CITES = 3
 """A claim said in many comments cites this many of them (the first, in evidence order)."""
 TRUNCATED_PENALTY = 0.05
+
+
+@dataclass(frozen=True)
+class Item:
+    """One citable text: a post's title or body, or a comment (``marker`` cites it)."""
+
+    marker: str
+    text: str
+    score: int
+    depth: int
+    thread: int
+    is_comment: bool
+    is_title: bool = False
+    asker: bool = False
+    """A post body whose post asks: its sentences are the asker's background, not claims."""
 
 
 @dataclass(frozen=True)

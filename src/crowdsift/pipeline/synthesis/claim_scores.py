@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from crowdsift.core.text import content_terms
+from crowdsift.core.text import content_terms, rarity_weights, word_share
 from crowdsift.pipeline.synthesis.candidates import Candidate
 from crowdsift.pipeline.synthesis.sections import Limits
 from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
@@ -62,19 +62,13 @@ def term_weights(
     """Each claim's content words, and each question word's weight: how rare it is in the
     evidence ("Obsidian" in a Plaud thread says more than "Plaud" does)."""
     held = [content_terms(c.text) for c in candidates]
-    count = len(candidates)
-    terms = sorted(content_terms(query))
-    return held, {t: math.log((1 + count) / (1 + sum(t in h for h in held))) + 1 for t in terms}
+    return held, rarity_weights(content_terms(query), held)
 
 
 def lexical_share(query: str, candidates: list[Candidate]) -> Floats:
     """Share of the question's words each claim holds, a word weighted by its rarity."""
-    held, weight = term_weights(query, candidates)
-    total = sum(weight.values())
-    if not total:
-        return np.zeros(len(candidates), dtype=np.float32)
-    return np.array([sum(w for t, w in weight.items() if t in h) / total for h in held],
-                    dtype=np.float32)  # fmt: skip
+    texts = [c.text for c in candidates]
+    return np.array(word_share(query, texts, by_rarity=True), dtype=np.float32)
 
 
 def on_subject(

@@ -35,6 +35,8 @@ class PromptContext:
     compared: Sequence[str] = field(default_factory=tuple)
     language: str = ""
     table_required: bool = False
+    pick: bool = False
+    """The question asks what to get (``intent.asks_for_pick``)."""
     max_gems: int = 5
     max_dissent: int = 3
 
@@ -122,6 +124,12 @@ def get_template(version: str) -> PromptTemplate:
         ) from None
 
 
+_PICK_ROWS = (
+    " Add one row per product or tool the replies recommend that two or more replies name:"
+    ' its "verdict" counts them ("3 replies: mostly positive"), and "cites" lists them.'
+)
+
+
 def _table_line(context: PromptContext) -> str:
     if context.table_required:
         options = ", ".join(context.compared) or "each option the question compares"
@@ -129,7 +137,10 @@ def _table_line(context: PromptContext) -> str:
             f'- "comparison_table": {TABLE_DEMAND} for this question. One row per option '
             f'({options}): "option", a one-line "verdict" of what the evidence says, up to '
             'three "pros" and three "cons" taken from it, and "cites".'
+            + (_PICK_ROWS if context.pick else "")
         )
+    if context.pick:
+        return '- "comparison_table": the question asks what to get.' + _PICK_ROWS
     return '- "comparison_table": leave it empty; the question compares no options.'
 
 

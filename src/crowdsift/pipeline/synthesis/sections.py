@@ -33,12 +33,14 @@ import numpy.typing as npt
 from rapidfuzz import fuzz
 
 from crowdsift.core.sentences import truncate_words
-from crowdsift.core.text import blend_weights, content_terms
-from crowdsift.engines.embedding import Embedder
+from crowdsift.engines.embedding import Embedder, blended_relevance
 from crowdsift.pipeline.reddit.models import DraftClaim, DraftPivot, DraftRow
+from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.claims import statements
 from crowdsift.pipeline.synthesis.models import AnswerDraft
+from crowdsift.pipeline.synthesis.recommended import recommended_rows
 from crowdsift.pipeline.synthesis.specifics import (
+    TABLE_SENTENCE_CHARS,
     Pivot,
     dissent_marker,
     find_pivots,
@@ -51,7 +53,6 @@ from crowdsift.pipeline.synthesis.stance import compound, option_stance
 Floats = npt.NDArray[np.float32]
 
 CLAIM_CHARS = 280
-TABLE_SENTENCE_CHARS = 200
 MIN_TABLE_SENTENCE_CHARS = 12
 DEPTH_BONUS = 0.1
 """Gem rank bonus per level of nesting (up to 3): the spec digs for specifics deep in threads."""
@@ -70,21 +71,6 @@ ARGUED_CLAIMS = 3
 
 
 @dataclass(frozen=True)
-class Item:
-    """One citable text: a post's title or body, or a comment (``marker`` cites it)."""
-
-    marker: str
-    text: str
-    score: int
-    depth: int
-    thread: int
-    is_comment: bool
-    is_title: bool = False
-    asker: bool = False
-    """A post body whose post asks: its sentences are the asker's background, not claims."""
-
-
-@dataclass(frozen=True)
 class Limits:
     """What the answer may hold: the compared options (a table needs two), the caps, and the
     question's intent."""
@@ -94,6 +80,9 @@ class Limits:
     max_dissent: int = 3
     intent: str = ""
     """The question's intent (``QueryAnalysis.intent``): what the direct answer is made of."""
+    pick: bool = False
+    """The question asks what to get ("which … should I buy?"): the table counts the names the
+    replies recommend (``recommended``)."""
 
 
 @dataclass(frozen=True)
@@ -113,15 +102,17 @@ def sections(
 ) -> AnswerDraft:
     """The four sections as an (otherwise empty) draft, ids only; ``shown`` are the claims the
     summary, highlights and cautions already quote (a gem never repeats one); ``near``: the
-    threads about the question, where gems come from (all threads when None or none)."""
+    threads about the question, where gems, the table and the recommendations come from (all
+    threads when None or none)."""
     said = [item for item in items if not item.is_title]  # titles name topics, not claims
     nearby = [item for item in said if near is None or item.thread in near] or said
+    picks = recommended_rows(nearby, question, options=limits.compared) if limits.pick else []
     return AnswerDraft(
         summary="",
         hidden_gems=hidden_gems(question, nearby, embedder, limits.max_gems, shown=shown),
         minority_report=minority_report(said, limits.max_dissent),
         pivot_alerts=pivot_alerts(items),  # a title can report a move ("Left Airflow for …")
-        comparison_table=comparison_table(limits.compared, said),
+        comparison_table=comparison_table(limits.compared, nearby, said) + picks,
     )
 
 
@@ -141,15 +132,8 @@ def sentences_of(items: Sequence[Item], min_chars: int) -> list[Sentence]:
 
 
 def relevance(question: str, texts: Sequence[str], embedder: Embedder) -> Floats:
-    """Relevance of each text to the question: cosine blended with word overlap."""
-    vectors = embedder.embed([question, *texts])
-    terms = content_terms(question)
-    lexical = np.array(
-        [len(terms & content_terms(t)) / len(terms) if terms else 0.0 for t in texts],
-        dtype=np.float32,
-    )
-    w_sim, w_lex = blend_weights(question)
-    return np.asarray(w_sim * (vectors[1:] @ vectors[0]) + w_lex * lexical, dtype=np.float32)
+    """Relevance of each text to the question (``blended_relevance``)."""
+    return blended_relevance(question, texts, embedder)
 
 
 def hidden_gems(
@@ -315,24 +299,30 @@ def _count_phrase(items: Sequence[Item]) -> str:
     return f"{' and '.join(parts)} {verb}"
 
 
-def comparison_table(options: Sequence[str], items: Sequence[Item]) -> list[DraftRow]:
+def comparison_table(
+    options: Sequence[str], items: Sequence[Item], wider: Sequence[Item] = ()
+) -> list[DraftRow]:
     """One row per compared option that the threads mention (needs two options or more).
 
-    Each claim naming the option takes a stance toward it (``option_stance``); the verdict
-    counts those that take a side (a caveat, "great until …", counts against), and no row says
-    "no clear sentiment" while one of its claims takes a side.
+    An option's claims come from ``items`` (the threads about the question), or from
+    ``wider`` (all the evidence) only when those never name it: "Google" in an Alexa thread
+    says nothing of Google Wifi when the mesh thread discusses it. Each claim naming the
+    option takes a stance toward it (``option_stance``); the verdict counts those that take a
+    side (a caveat, "great until …", counts against), and no row says "no clear sentiment"
+    while one of its claims takes a side.
     """
     names = list(dict.fromkeys(o.strip() for o in options if o.strip()))
     if len(names) < 2:
         return []
     patterns = {name: option_pattern(name) for name in names}
-    sentences = sentences_of(items, MIN_TABLE_SENTENCE_CHARS)
+    near = sentences_of(items, MIN_TABLE_SENTENCE_CHARS)
     rows: list[DraftRow] = []
     for name, pattern in patterns.items():
         others = [p for n, p in patterns.items() if n != name]
-        scored = [
-            (s, option_stance(s.text, pattern, others)) for s in sentences if pattern.search(s.text)
+        naming = [s for s in near if pattern.search(s.text)] or [
+            s for s in sentences_of(wider, MIN_TABLE_SENTENCE_CHARS) if pattern.search(s.text)
         ]
+        scored = [(s, option_stance(s.text, pattern, others)) for s in naming]
         if not scored:
             continue
         positive = sorted((s for s, lean in scored if lean == "positive"), key=_most(1))

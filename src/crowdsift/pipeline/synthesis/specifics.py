@@ -240,10 +240,15 @@ def find_pivots(text: str) -> list[Pivot]:
 # --- verdicts (the stance of each sentence comes from ``stance``) ------------------------------
 
 
-def verdict(mentions: int, positive: int, negative: int) -> str:
+TABLE_SENTENCE_CHARS = 200
+"""A table row's pro or con is shortened to this many characters."""
+
+
+def verdict(mentions: int, positive: int, negative: int, noun: str = "mention") -> str:
     """'7 mentions: mostly positive (4+ / 1−)' — the counts, then what they add up to.
 
-    Counted over the sentences that take a side (``stance``); caveats count as negative."""
+    Counted over the sentences (or, with ``noun="reply"``, the replies) that take a side
+    (``stance``); caveats count as negative."""
     if positive > negative * 2 and positive:
         mood = "mostly positive"
     elif negative > positive * 2 and negative:
@@ -252,8 +257,8 @@ def verdict(mentions: int, positive: int, negative: int) -> str:
         mood = "mixed"
     else:
         mood = "no clear sentiment"
-    noun = "mention" if mentions == 1 else "mentions"
-    return f"{mentions} {noun}: {mood} ({positive}+ / {negative}−)"
+    counted = noun if mentions == 1 else ("replies" if noun == "reply" else f"{noun}s")
+    return f"{mentions} {counted}: {mood} ({positive}+ / {negative}−)"
 
 
 # --- option mentions ------------------------------------------------------------------------

@@ -113,7 +113,8 @@ def compound(text: str) -> float:
     """VADER's compound score (−1 … 1) of ``text`` with the community idioms read right."""
     if not text.strip():
         return 0.0
-    return float(_analyzer().polarity_scores(_with_idioms(text))["compound"])
+    plain = text.replace("’", "'").replace("‘", "'")  # VADER's negations ("can't") are ASCII
+    return float(_analyzer().polarity_scores(_with_idioms(plain))["compound"])
 
 
 def stance(text: str) -> Stance:
@@ -130,6 +131,9 @@ def stance(text: str) -> Stance:
     than = _THAN.search(text)
     if than and abs(score) < THRESHOLD:  # "X is much nicer than people complain about"
         score = compound(text[: than.start()])
+    unlike = _UNLIKE.search(text)
+    if unlike and unlike.start() > 0:  # "X covers it all, unlike the shitty routers": about X
+        score = compound(text[: unlike.start()])
     if score >= THRESHOLD:
         return Stance(score, "positive")
     if score <= -THRESHOLD:
@@ -161,6 +165,9 @@ _PREFER = re.compile(
 )
 _CATCHING_UP = re.compile(r"\bcatching up (?:to|with)\s+(?P<o>[\w.+#'-]+)", re.IGNORECASE)
 _THAN = re.compile(r"\bthan\b", re.IGNORECASE)
+_UNLIKE = re.compile(r"\b(?:unlike|as opposed to|instead of)\b", re.IGNORECASE)
+"""What follows is the thing the sentence sets its subject against: its mood is not the
+sentence's stance."""
 
 
 def option_stance(

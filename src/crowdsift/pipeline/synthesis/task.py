@@ -51,6 +51,7 @@ class AnswerTask(Task[AnswerDraft]):
             max_gems=self.context.max_gems,
             max_dissent=self.context.max_dissent,
             intent=self.context.intent,
+            pick=self.context.pick,
         )
         return local_answer(self.request, self.config, kit.embedder, limits=limits)
 

@@ -1,0 +1,139 @@
+"""A "which should I buy" answer names what the replies recommend, counted per reply."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+
+from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.pipeline.reddit.intent import asks_for_pick, compared_options
+from crowdsift.pipeline.synthesis.candidates import Item
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.extractive import local_answer
+from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
+from crowdsift.pipeline.synthesis.prompt import PromptContext, build_messages
+from crowdsift.pipeline.synthesis.recommended import recommended_rows
+from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.stance import stance
+
+QUESTION = "Which mesh router should I buy for a big house, Google Wifi or something else?"
+
+
+def reply(n: int, text: str, score: int = 5) -> Item:
+    return Item(f"comment:c{n}", text, score, 0, 0, True)
+
+
+REPLIES = [
+    reply(1, "I second Unifi. It's affordable and rock solid.", 30),
+    reply(2, "Unifi is great, I run it at home. Unifi again for the win.", 12),
+    reply(3, "Got an eero kit last year and it covers everything.", 9),
+    reply(4, "My Eero has been flawless, highly recommend it.", 7),
+    reply(5, "The Netgear Orbi was terrible and dropped constantly.", 4),
+    reply(6, "My camera covers the yard. The camera app is fine.", 3),
+    reply(7, "Honestly Unifi is overkill but it works.", 2),
+    reply(8, "I tried Google Wifi and a Camera once, it was ok.", 2),
+    reply(9, "Ubiquiti stuff is solid, I have one in the garage.", 2),
+]
+
+
+def rows_by_option() -> dict[str, str]:
+    return {row.option: row.verdict for row in recommended_rows(REPLIES, QUESTION)}
+
+
+def test_each_reply_counts_once_and_a_name_one_reply_gives_is_not_a_row() -> None:
+    rows = rows_by_option()
+    assert rows["Unifi"].startswith("3 replies")  # reply 2 names it twice: one vote
+    assert "Ubiquiti" not in rows and "Netgear Orbi" not in rows  # one reply each
+
+
+def test_a_name_counts_in_any_case_once_it_is_spelled_as_one() -> None:
+    assert rows_by_option()["Eero"].startswith("2 replies")  # "eero" and "Eero"
+
+
+def test_the_questions_words_and_ordinary_words_are_not_recommendations() -> None:
+    rows = rows_by_option()
+    assert not any("google" in option.lower() for option in rows)  # the question's own
+    assert not any("camera" in option.lower() for option in rows)  # written lower case elsewhere
+
+
+def test_rows_lead_with_the_most_recommended_and_count_the_lean() -> None:
+    rows = recommended_rows(REPLIES, QUESTION)
+    assert [row.option for row in rows] == ["Unifi", "Eero"]
+    assert rows[0].verdict == "3 replies: mostly positive (2+ / 0−)"
+    assert rows[0].cites[0] == "comment:c1"  # the best-voted reply for it first
+    assert rows[0].pros and all("Unifi" in pro for pro in rows[0].pros)
+
+
+def test_flags_paths_and_links_are_not_names_and_variants_join_their_family() -> None:
+    replies = [
+        reply(1, "Run it with --jinja and Devstral-Small-2507 from /models/x.gguf, works well."),
+        reply(2, "Devstral is the one for Python, try https://example.com/Devstral too."),
+        reply(3, "I also pass --jinja to llama-server and it is fine."),
+    ]
+    rows = recommended_rows(replies, "Best model for writing Python on a 16 GB card?")
+    assert [row.option for row in rows] == ["Devstral"]
+    assert rows[0].verdict.startswith("2 replies")
+
+
+@pytest.mark.parametrize(
+    ("question", "pick"),
+    [
+        ("Which cordless impact driver should I buy?", True),
+        ("Best model for writing Python on a 16 GB card?", True),
+        ("Is there a tiny model that just fixes spelling?", True),
+        ("Google Wifi, Orbi or something else for mesh?", True),
+        ("How do I stop the model from thinking so long?", False),
+        ("My laptop screen turned green. Is the panel dead?", False),
+    ],
+)
+def test_a_question_asking_what_to_get_is_a_pick(question: str, pick: bool) -> None:
+    assert asks_for_pick(question) is pick
+
+
+def test_something_else_is_not_an_option() -> None:
+    assert compared_options("Google Wifi, Orbi or something else for mesh?") == [
+        "google wifi",
+        "orbi",
+    ]
+
+
+def test_stance_reads_typographic_negations_and_what_a_sentence_sets_against() -> None:
+    assert stance("Can’t go wrong with UniFi.").polarity == "positive"
+    assert stance("Can't go wrong with UniFi.").polarity == "positive"
+    sentence = "My eero covers the whole house at full speed, unlike the shitty ISP routers."
+    assert stance(sentence).polarity != "negative"  # the insult is of the other routers
+
+
+def request_of_replies() -> SummarizeRequest:
+    comments = [
+        CommentPayload(comment_id=f"c{n}", excerpt=item.text, score=item.score)
+        for n, item in enumerate(REPLIES, 1)
+    ]
+    post = PostPayload(
+        post_id="p1", subreddit="homenetworking", title="Best mesh router for a big house?",
+        url="https://www.reddit.com/r/homenetworking/comments/p1/best_mesh/",
+        body_excerpt="Two floors and a garage, what do you all use?", comments=comments,
+        post_karma=40, num_comments=len(comments), relevance_score=0.9,
+    )  # fmt: skip
+    return SummarizeRequest(
+        query=QUESTION, plan_id=UUID(int=1), post_payloads=[post], prompt_version="v1",
+        max_posts=5, max_comments_per_post=20, max_post_chars=2000, max_comment_chars=600,
+    )  # fmt: skip
+
+
+def test_the_local_answer_tables_the_recommendations_only_for_a_pick() -> None:
+    request = request_of_replies()
+    embedder = HashingEmbedder()
+    picked = local_answer(request, SummarizerConfig(), embedder, limits=Limits(pick=True))
+    plain = local_answer(request, SummarizerConfig(), embedder, limits=Limits(pick=False))
+    assert [row.option for row in picked.comparison_table][:2] == ["Unifi", "Eero"]
+    assert plain.comparison_table == []
+
+
+def test_the_prompt_asks_an_llm_for_the_counted_recommendations_only_for_a_pick() -> None:
+    request = request_of_replies()
+    pick, _ = build_messages(request, SummarizerConfig(), PromptContext(pick=True))
+    plain, _ = build_messages(request, SummarizerConfig(), PromptContext())
+    assert "two or more replies name" in pick.content
+    assert "two or more replies name" not in plain.content
