@@ -35,9 +35,8 @@ from rapidfuzz import fuzz
 from crowdsift.core.sentences import truncate_words
 from crowdsift.core.text import blend_weights, content_terms
 from crowdsift.engines.embedding import Embedder
-from crowdsift.pipeline.reddit.models import DraftClaim, DraftPivot, DraftRow
 from crowdsift.pipeline.synthesis.claims import statements
-from crowdsift.pipeline.synthesis.models import AnswerDraft
+from crowdsift.pipeline.synthesis.models import AnswerDraft, DraftClaim, DraftPivot, DraftRow
 from crowdsift.pipeline.synthesis.specifics import (
     Pivot,
     dissent_marker,
