@@ -50,6 +50,21 @@ class FormulationDraft(_Model):
     )
 
 
+class Subject(_Model):
+    """What the question is about, and the token sequences any of which counts as a mention.
+
+    Read from the question once, when it is formulated
+    (``crowdsift.pipeline.synthesis.subject.derive_subject``), so every later stage judges the
+    same subject. ``name`` is for people ("the Sony WH-1000XM6"); each term is a tuple of
+    lower-case tokens.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    terms: tuple[tuple[str, ...], ...] = ()
+
+
 class QueryAnalysis(_Model):
     """The formulated question every later stage reads."""
 
@@ -64,6 +79,11 @@ class QueryAnalysis(_Model):
     ai_queries: list[str] = Field(default_factory=list)
     subreddits: list[str] = Field(min_length=1)
     compared: list[str] = Field(default_factory=list)
+    subject: Subject | None = Field(
+        None,
+        description="the named products or compared options, else the content terms; None when "
+        "the question names nothing the evidence could be checked against",
+    )
 
 
 # --- Phase 3: rerank ---------------------------------------------------------------------------
