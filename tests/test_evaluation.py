@@ -47,15 +47,15 @@ from crowdsift.pipeline.evaluation.metrics import (
     thread_of,
     threads_of,
 )
-from crowdsift.pipeline.reddit.models import (
-    RankedPost,
-    RedditResponse,
-    SidecarSource,
-    SidecarSynthesis,
-)
+from crowdsift.pipeline.reddit.models import RankedPost, RedditResponse
 from crowdsift.pipeline.result import AskRun, ResearchResult
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
-from crowdsift.pipeline.synthesis.models import Source, SummarizeResult
+from crowdsift.pipeline.synthesis.models import (
+    SidecarSource,
+    SidecarSynthesis,
+    Source,
+    SummarizeResult,
+)
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 URL = "https://www.reddit.com/r/gadgets/comments/{}/t/"

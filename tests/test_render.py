@@ -13,19 +13,20 @@ from crowdsift.core.config import Settings
 from crowdsift.engines.base import Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
-from crowdsift.pipeline.reddit.models import (
-    ComparisonRow,
-    HiddenGem,
-    MinorityReport,
-    RedditResponse,
-    SidecarSource,
-    SidecarSynthesis,
-)
+from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, ResearchResult
 from crowdsift.pipeline.synthesis.display import opening_sentences, source_list, thin_citations
-from crowdsift.pipeline.synthesis.models import Source, SummarizeResult
+from crowdsift.pipeline.synthesis.models import (
+    ComparisonRow,
+    HiddenGem,
+    MinorityReport,
+    SidecarSource,
+    SidecarSynthesis,
+    Source,
+    SummarizeResult,
+)
 from crowdsift.sources.archive.demo import ensure_demo_archive
 from crowdsift.sources.archive.source import ArchiveSource
 from crowdsift.sources.experts.models import ExpertResponse, ExpertSource, Relevance

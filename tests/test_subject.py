@@ -6,7 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost, ThreadComment
+from crowdsift.pipeline.reddit.models import (
+    DrilledThread,
+    QueryAnalysis,
+    RankedPost,
+    Subject,
+    ThreadComment,
+)
 from crowdsift.pipeline.synthesis.subject import (
     abstention_sentence,
     judge_subject,
@@ -119,6 +125,18 @@ def test_compared_options_count_and_any_one_is_enough() -> None:
     assert subject is not None and subject.name == "Dagster or Airflow"
     assert _discussed(question, "Why I still like Airflow", analysis=analysis)
     assert not _discussed(question, "Prefect 3 upgrade", analysis=analysis)
+
+
+def test_the_formulations_subject_is_the_one_judged() -> None:
+    """The subject travels in the analysis: the synthesis holds the evidence to it and does
+    not read the question again; an analysis stored without one gets it derived the same way."""
+    sony = Subject(name="the Sony WH-1000XM6", terms=(("wh", "1000xm6"),))
+    analysis = _analysis("Which headphones?", subject=sony)
+    assert question_subject(analysis.question, analysis) == sony
+    assert not _discussed(analysis.question, "Which headphones? AirPods", analysis=analysis)
+    assert question_subject("how do I fix it?", _analysis("how do I fix it?", subject=None)) is None
+    stored = QueryAnalysis.model_validate_json(_analysis(SONY).model_dump_json(exclude={"subject"}))
+    assert question_subject(SONY, stored) == question_subject(SONY, None)
 
 
 def test_videos_and_products_are_evidence_too() -> None:

@@ -23,7 +23,7 @@ from crowdsift.pipeline.reddit.formulate import (
     intent_queries,
 )
 from crowdsift.pipeline.reddit.guard import carries_reference
-from crowdsift.pipeline.reddit.models import FormulationDraft
+from crowdsift.pipeline.reddit.models import FormulationDraft, QueryAnalysis
 from crowdsift.pipeline.reddit.planner import SubredditProfile, key_phrases
 
 PROFILES = (
@@ -93,6 +93,19 @@ def test_local_comparison_question() -> None:
     assert analysis.ai_queries == ["airflow vs dagster", "airflow or dagster"]
     assert (analysis.temporal, analysis.time_filter) == ("fast_moving", "month")
     assert analysis.subreddits[0] == "dataengineering"
+
+
+def test_the_subject_is_read_once_and_travels_in_the_analysis() -> None:
+    outcome = _run(
+        "Airflow vs Dagster in 2026?", LocalEngine(embedder=HashingEmbedder()), closed=False
+    )
+    analysis = outcome.analysis
+    subject = analysis.subject
+    assert subject is not None and subject.name == "Dagster or Airflow"
+    assert {("airflow",), ("dagster",)} <= set(subject.terms)
+    assert QueryAnalysis.model_validate_json(analysis.model_dump_json()).subject == subject
+    nothing = _run("how do I fix it?", LocalEngine(embedder=HashingEmbedder()), closed=False)
+    assert nothing.analysis.subject is None  # nothing the evidence could be checked against
 
 
 def test_local_cannot_translate_and_keeps_the_question() -> None:

@@ -15,14 +15,7 @@ from crowdsift.engines.base import FENCE_NOTE, Engine, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.reddit.models import (
-    DraftClaim,
-    DrilledThread,
-    QueryAnalysis,
-    RankedPost,
-    SidecarSynthesis,
-    ThreadComment,
-)
+from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost, ThreadComment
 from crowdsift.pipeline.synthesis.answer import (
     NO_EVIDENCE_SUMMARY,
     Answer,
@@ -32,7 +25,12 @@ from crowdsift.pipeline.synthesis.answer import (
 from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.extractive import items_of
-from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
+from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
+    DraftClaim,
+    SidecarSynthesis,
+    SummarizeRequest,
+)
 from crowdsift.pipeline.synthesis.sections import hidden_gems, pivot_alerts
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.pipeline.synthesis.task import AnswerTask

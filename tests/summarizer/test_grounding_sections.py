@@ -9,19 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.pipeline.reddit.models import (
-    DraftClaim,
-    DraftPivot,
-    DraftRow,
-    DrilledThread,
-    RankedPost,
-    SidecarSynthesis,
-    ThreadComment,
-)
+from crowdsift.pipeline.reddit.models import DrilledThread, RankedPost, ThreadComment
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceIndex
 from crowdsift.pipeline.synthesis.grounding import ground
-from crowdsift.pipeline.synthesis.models import AnswerDraft
+from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
+    DraftClaim,
+    DraftPivot,
+    DraftRow,
+    SidecarSynthesis,
+)
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.testing.factories import make_post
 

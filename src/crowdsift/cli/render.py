@@ -18,7 +18,6 @@ from crowdsift.cli.sidecar_render import Sections, render_sections, run_lines
 from crowdsift.core.citations import number_citations
 from crowdsift.core.sentences import truncate_words
 from crowdsift.engines.base import Usage
-from crowdsift.pipeline.reddit.models import SidecarSynthesis
 from crowdsift.pipeline.result import ResearchResult
 from crowdsift.pipeline.synthesis.display import (
     opening_sentences,
@@ -26,6 +25,7 @@ from crowdsift.pipeline.synthesis.display import (
     source_list,
     thin_citations,
 )
+from crowdsift.pipeline.synthesis.models import SidecarSynthesis
 
 __all__ = [
     "SHORT_LINES",

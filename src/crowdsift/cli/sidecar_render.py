@@ -15,12 +15,12 @@ from typing import TypeVar
 
 from crowdsift.cli.layout import bullet
 from crowdsift.core.citations import SourceNumbers
-from crowdsift.pipeline.reddit.models import (
+from crowdsift.pipeline.reddit.models import RedditResponse
+from crowdsift.pipeline.synthesis.models import (
     ComparisonRow,
     HiddenGem,
     MinorityReport,
     PivotAlert,
-    RedditResponse,
     SidecarSynthesis,
 )
 

@@ -1,14 +1,16 @@
 """How the parts of a research run become the result's parts, and how their statuses agree.
 
-Pure: the Reddit branch's ``RedditRun`` and the one synthesis' ``Answer`` become
-``reddit_response`` and ``fetch``; ``agreeing_summary`` keeps ``summary`` from saying ok beside
-a Reddit answer that is not; ``overall_status`` is ``error`` when every part failed, ``partial``
-when any part is not ok (or the budget cut calls), else ``ok``.
+Pure: the Reddit branch's ``RedditRun`` and the synthesis step's ``Synthesized`` (its
+``Answer``, or the bound that cut it) become ``reddit_response`` and ``fetch``, combined here
+rather than written into the finished run; ``agreeing_summary`` keeps ``summary`` from saying
+ok beside a Reddit answer that is not; ``overall_status`` is ``error`` when every part failed,
+``partial`` when any part is not ok (or the budget cut calls), else ``ok``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.reddit.branch import RedditRun
@@ -20,12 +22,22 @@ from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import SourceFetch
 
 
+@dataclass(frozen=True)
+class Synthesized:
+    """What the synthesis step of a run produced: the answer, or none, and whether the Reddit
+    answer's time bound ran out during it (``errors`` then says so)."""
+
+    answer: Answer | None = None
+    timed_out: bool = False
+    errors: tuple[str, ...] = ()
+
+
 def reddit_response(
     source: str,
     engine: str,
     usage: Usage,
     run: RedditRun | None,
-    answer: Answer | None,
+    synthesized: Synthesized,
     failure: str | None = None,
 ) -> RedditResponse | None:
     """The Reddit branch as ``reddit_response``: what was searched, ranked and drilled, and the
@@ -34,9 +46,10 @@ def reddit_response(
         return RedditResponse(status="failed", engine=engine, source=source, errors=[failure])
     if run is None:
         return None
-    errors = [*run.errors, *(answer.errors if answer else [])]
+    answer = synthesized.answer
+    errors = [*run.errors, *synthesized.errors, *(answer.errors if answer else [])]
     return RedditResponse(
-        status=reddit_status(run, answer),
+        status=reddit_status(run, synthesized),
         engine=engine,
         source=source,
         analysis=run.analysis,
@@ -48,22 +61,24 @@ def reddit_response(
         threads_drilled=sum(1 for t in run.threads if t.error is None),
         comments_drilled=sum(len(t.comments) for t in run.threads),
         synthesis=answer.synthesis if answer else None,
-        timed_out=run.timed_out,
+        timed_out=run.timed_out or synthesized.timed_out,
         errors=errors,
         timings_ms=run.timings,
         usage=usage,
     )
 
 
-def reddit_status(run: RedditRun, answer: Answer | None) -> SidecarStatus:
+def reddit_status(run: RedditRun, synthesized: Synthesized) -> SidecarStatus:
+    timed_out = run.timed_out or synthesized.timed_out
     if run.searches and run.failed_searches == run.searches:
         return "failed"
-    if not run.candidates and not run.timed_out:
+    if not run.candidates and not timed_out:
         return "no_results"
+    answer = synthesized.answer
     synthesis = answer.synthesis if answer else None
     degraded = (
-        run.timed_out
-        or bool(run.errors)
+        timed_out
+        or bool(run.errors or synthesized.errors)
         or synthesis is None
         or bool(synthesis.removed_citations or synthesis.dropped_claims)
         or (answer is not None and answer.summary.status != "ok")

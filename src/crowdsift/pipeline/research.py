@@ -56,6 +56,7 @@ from crowdsift.pipeline.gate.run_sources import (
     tools_from_settings,
 )
 from crowdsift.pipeline.outcome import (
+    Synthesized,
     agreeing_summary,
     fetch_summary,
     overall_status,
@@ -63,7 +64,7 @@ from crowdsift.pipeline.outcome import (
 )
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
 from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
-from crowdsift.pipeline.synthesis.answer import Answer, synthesize_answer
+from crowdsift.pipeline.synthesis.answer import synthesize_answer
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.wiring import EngineChoice, ResearchOptions, research_deps
 from crowdsift.sources.experts.models import ExpertResponse
@@ -156,10 +157,9 @@ async def research_async(
 # --- The research run ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class _RedditPart:
     run: RedditRun | None = None
-    answer: Answer | None = None
     failure: str | None = None
 
 
@@ -250,14 +250,15 @@ async def run_research(
         reddit_branch(),
         _extra_sources(question, deps, engine, sources, timings),
     )
-    reddit.answer = await _synthesize(question, deps, engine, reddit, evidence_items(fetches),
-                                      timings)  # fmt: skip
+    synthesized = await _synthesize(question, deps, engine, reddit, evidence_items(fetches),
+                                    timings)  # fmt: skip
     timings["total"] = elapsed_ms(started)
     source = deps.source.name if deps.source is not None else "none"
     response = reddit_response(
-        source, engine.name, engine.usage, reddit.run, reddit.answer, reddit.failure
+        source, engine.name, engine.usage, reddit.run, synthesized, reddit.failure
     )
-    summary = agreeing_summary(reddit.answer.summary if reddit.answer else None, response)
+    answer = synthesized.answer
+    summary = agreeing_summary(answer.summary if answer else None, response)
     result = ResearchResult(
         question=question,
         status=overall_status(expert_responses, response, summary, fetches, engine.usage),
@@ -366,19 +367,20 @@ async def _synthesize(
     reddit: _RedditPart,
     items: Sequence[EvidenceItem],
     timings: dict[str, float],
-) -> Answer | None:
-    """The one synthesis over the drilled threads and the videos/products (none when Reddit
-    was off or failed and no other source found anything).
+) -> Synthesized:
+    """The one synthesis over the drilled threads and the videos/products (no answer when
+    Reddit was off or failed and no other source found anything).
 
     The Reddit answer as a whole keeps ``CROWDSIFT_SIDECAR_TIMEOUT``: the synthesis gets what
-    the branch left of it, and a branch that already hit the bound is not synthesised."""
+    the branch left of it, and a branch that already hit the bound is not synthesised. Hitting
+    the bound here is said in the outcome, never written into the branch's finished run."""
     run = reddit.run
     if run is None and not items:
-        return None
+        return Synthesized()
     config = deps.sidecar_config or deps.settings.sidecar
     remaining = config.timeout_s - (run.timings.get("total", 0.0) / 1000 if run else 0.0)
     if run is not None and (run.timed_out or remaining <= 0):
-        return None
+        return Synthesized()
     threads = run.threads if run else []
     clock = time.perf_counter()
     more = f" and {len(items)} videos/products" if items else ""
@@ -386,7 +388,7 @@ async def _synthesize(
     try:
         async with asyncio.timeout(remaining):
             with stage_span("research.synthesize", items_in=len(threads) + len(items)):
-                return await synthesize_answer(
+                answer = await synthesize_answer(
                     question,
                     threads,
                     analysis=run.analysis if run else None,
@@ -396,11 +398,10 @@ async def _synthesize(
                     summarizer_config=SummarizerConfig.from_settings(deps.settings),
                     sidecar_config=config,
                 )
+                return Synthesized(answer=answer)
     except TimeoutError:
-        if run is not None:
-            run.timed_out = True
-            run.errors.append(bound_message(config.timeout_s, "synthesize"))
-        return None
+        bound = bound_message(config.timeout_s, "synthesize")
+        return Synthesized(timed_out=True, errors=(bound,))
     finally:
         timings["synthesize"] = elapsed_ms(clock)
 

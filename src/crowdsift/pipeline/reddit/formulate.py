@@ -20,7 +20,10 @@ Nothing it says is trusted: ``formulate`` re-checks it in code —
   (``formulation_replaced``), listed in ``FormulationOutcome.replaced`` and reported as one of
   the run's errors (prefix ``REPLACED``), so the Reddit answer says ``partial``;
 - subreddits are chosen for the question's topic (``planner.topical_subreddits``): a candidate
-  whose profile shares nothing with the question is dropped while another one has something.
+  whose profile shares nothing with the question is dropped while another one has something;
+- the question's subject (the products it names, the options it compares, else its content
+  terms: ``crowdsift.pipeline.synthesis.subject``) is read here, once, from the checked fields,
+  and travels in ``QueryAnalysis.subject`` to the synthesis that holds the evidence to it.
 
 If the engine fails, the rules alone produce the analysis (and the error is reported), so the
 sidecar still searches — in the candidate subreddits whose names and descriptions share the
@@ -62,6 +65,7 @@ from crowdsift.pipeline.reddit.planner import (
     key_phrases,
     topical_subreddits,
 )
+from crowdsift.pipeline.synthesis.subject import derive_subject
 
 log = get_logger(__name__)
 
@@ -316,6 +320,9 @@ def check_draft(
     if _turned_away(queries) and not kept_queries:
         kept_queries = intent_queries(intent, kept_keywords, compared)
     topic = question if english == question else f"{question}\n{english}"
+    subject = derive_subject(
+        question, english=english, language=language, keywords=kept_keywords, compared=compared
+    )
     return QueryAnalysis(
         question=question,
         language=language,
@@ -337,6 +344,7 @@ def check_draft(
             ranked=ranked,
         ),
         compared=compared,
+        subject=subject,
     ), replaced
 
 

@@ -2,12 +2,9 @@
 
 formulate → ``QueryAnalysis`` → ``SearchPlan`` of ``PlanQuery`` · fetcher → ``Candidate`` (both
 in ``crowdsift.core.models``) · gate + rerank → ``RankedPost`` · drill → ``DrilledThread`` ·
-the one synthesis (``crowdsift.pipeline.synthesis``: engine output ``AnswerDraft``, ids only) →
-checked in code → ``SidecarSynthesis`` · all of it → ``RedditResponse``.
-
-Engines cite evidence by short ids (``[post:ID]``, ``[comment:ID]``) because models copy ids far
-more reliably than long URLs; code maps ids to permalinks and drops every id that is not in the
-evidence (see ``crowdsift.pipeline.synthesis.grounding``).
+the one synthesis → ``SidecarSynthesis`` (with the engine's draft, in
+``crowdsift.pipeline.synthesis.models``: the answer's models live with the answer) · all of it →
+``RedditResponse``.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from crowdsift.core.config import TimeFilter
 from crowdsift.core.models import AwareDatetime, PlanQuery, Post, Strategy
 from crowdsift.engines.base import Usage
+from crowdsift.pipeline.synthesis.models import SidecarSynthesis
 
 Intent = Literal["how_to", "comparison", "troubleshooting", "general"]
 AIMode = Literal["building_ai", "using_ai", "none"]
@@ -52,6 +50,21 @@ class FormulationDraft(_Model):
     )
 
 
+class Subject(_Model):
+    """What the question is about, and the token sequences any of which counts as a mention.
+
+    Read from the question once, when it is formulated
+    (``crowdsift.pipeline.synthesis.subject.derive_subject``), so every later stage judges the
+    same subject. ``name`` is for people ("the Sony WH-1000XM6"); each term is a tuple of
+    lower-case tokens.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    terms: tuple[tuple[str, ...], ...] = ()
+
+
 class QueryAnalysis(_Model):
     """The formulated question every later stage reads."""
 
@@ -66,6 +79,11 @@ class QueryAnalysis(_Model):
     ai_queries: list[str] = Field(default_factory=list)
     subreddits: list[str] = Field(min_length=1)
     compared: list[str] = Field(default_factory=list)
+    subject: Subject | None = Field(
+        None,
+        description="the named products or compared options, else the content terms; None when "
+        "the question names nothing the evidence could be checked against",
+    )
 
 
 # --- Phase 3: rerank ---------------------------------------------------------------------------
@@ -129,97 +147,6 @@ class DrilledThread(_Model):
     rank: RankedPost
     comments: list[ThreadComment] = Field(default_factory=list)
     error: str | None = Field(None, description="why the comments could not be fetched")
-
-
-# --- Phase 4: synthesis (engine draft, ids only) ----------------------------------------------
-
-
-class DraftClaim(_Model):
-    """A claim and the evidence ids (``post:ID`` / ``comment:ID`` or bare ids) it rests on."""
-
-    text: str
-    cites: list[str] = Field(default_factory=list)
-
-
-class DraftPivot(_Model):
-    from_option: str
-    to_option: str
-    text: str
-    cites: list[str] = Field(default_factory=list)
-
-
-class DraftRow(_Model):
-    option: str
-    verdict: str = Field(description="one line: what the threads say about this option")
-    pros: list[str] = Field(default_factory=list)
-    cons: list[str] = Field(default_factory=list)
-    cites: list[str] = Field(default_factory=list)
-
-
-# --- Phase 4: synthesis (checked, permalinks only) ---------------------------------------------
-
-
-class HiddenGem(_Model):
-    """A specific setting, flag, version or number found in a thread, with where it was said."""
-
-    text: str
-    sources: list[str] = Field(min_length=1, description="thread or comment permalinks")
-    score: int = Field(description="karma of the best cited comment/post (from the evidence)")
-
-
-class MinorityReport(_Model):
-    """Competent dissent, with the votes it got (from the evidence, not the engine)."""
-
-    text: str
-    sources: list[str] = Field(min_length=1)
-    votes: int
-
-
-class PivotAlert(_Model):
-    """A consensus shift between two options, dated by the cited evidence."""
-
-    from_option: str
-    to_option: str
-    text: str
-    sources: list[str] = Field(min_length=1)
-    first_seen: AwareDatetime | None = None
-    last_seen: AwareDatetime | None = None
-
-
-class ComparisonRow(_Model):
-    option: str
-    verdict: str
-    pros: list[str] = Field(default_factory=list)
-    cons: list[str] = Field(default_factory=list)
-    sources: list[str] = Field(min_length=1)
-
-
-class SidecarSource(_Model):
-    """An evidence item the answer cites: a thread (or video, product) or a comment."""
-
-    kind: Literal["thread", "comment"]
-    id: str
-    url: str
-    title: str = Field(description="the thread's title (for comments, their thread's)")
-
-
-class SidecarSynthesis(_Model):
-    """The staff-engineer sections of the one checked answer: every claim cites evidence."""
-
-    summary: str = Field(
-        description="the same text as SummarizeResult.summary, citing [post:ID]/[comment:ID]"
-    )
-    hidden_gems: list[HiddenGem] = Field(default_factory=list)
-    minority_report: list[MinorityReport] = Field(default_factory=list)
-    pivot_alerts: list[PivotAlert] = Field(default_factory=list)
-    comparison_table: list[ComparisonRow] = Field(default_factory=list)
-    sources: list[SidecarSource] = Field(
-        default_factory=list, description="every item any part cites, in first-citation order"
-    )
-    removed_citations: list[str] = Field(
-        default_factory=list, description="ids the engine cited that are not in the evidence"
-    )
-    dropped_claims: int = Field(0, description="claims removed because no citation survived")
 
 
 # --- The response --------------------------------------------------------------------------------

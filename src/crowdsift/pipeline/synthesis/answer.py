@@ -26,10 +26,10 @@ from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.engines.base import Engine, Stopwatch
 from crowdsift.pipeline.reddit.intent import asks_for_pick
-from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, SidecarSynthesis
+from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.grounding import ground
-from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResult
+from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummarizeRequest, SummarizeResult
 from crowdsift.pipeline.synthesis.prompt import PromptContext, get_template
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.pipeline.synthesis.subject import (

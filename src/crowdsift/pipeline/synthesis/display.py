@@ -19,8 +19,7 @@ from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, 
 from crowdsift.core.models import SUBREDDIT_NAME
 from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import url_key
-from crowdsift.pipeline.reddit.models import SidecarSynthesis
-from crowdsift.pipeline.synthesis.models import SummarizeResult
+from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummarizeResult
 
 _THREAD_ID = re.compile(r"/comments/([A-Za-z0-9]+)(?:/|$)")
 _SUBREDDIT = re.compile(rf"/r/({SUBREDDIT_NAME})/")

@@ -17,8 +17,7 @@ from urllib.parse import urlsplit
 
 from crowdsift.core.citations import ID
 from crowdsift.core.text import url_key
-from crowdsift.pipeline.reddit.models import SidecarSource
-from crowdsift.pipeline.synthesis.models import PostPayload
+from crowdsift.pipeline.synthesis.models import PostPayload, SidecarSource
 
 EntryKind = Literal["thread", "comment"]
 

@@ -30,21 +30,19 @@ from dataclasses import dataclass
 
 from crowdsift.core.citations import citations_in
 from crowdsift.core.sentences import truncate_at_sentence
-from crowdsift.pipeline.reddit.models import (
+from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
+from crowdsift.pipeline.synthesis.injected_orders import drop_injected
+from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
     ComparisonRow,
     DraftPivot,
     DraftRow,
     HiddenGem,
     MinorityReport,
     PivotAlert,
-    SidecarSynthesis,
-)
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
-from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
-from crowdsift.pipeline.synthesis.injected_orders import drop_injected
-from crowdsift.pipeline.synthesis.models import (
-    AnswerDraft,
     PostPayload,
+    SidecarSynthesis,
     Source,
     SummarizeRequest,
     SummarizeResult,

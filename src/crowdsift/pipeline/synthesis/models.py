@@ -1,5 +1,13 @@
-"""Seed 004's contracts: SummarizeRequest and PostPayload in, SummarizeResult out; and the
-one engine output (``AnswerDraft``) that holds the summary and the staff-engineer sections."""
+"""The answer's models: seed 004's SummarizeRequest and PostPayload in, SummarizeResult out;
+the staff-engineer sections (``SidecarSynthesis``); the engine output (``AnswerDraft``).
+
+They live with the synthesis that produces them, not with the Reddit branch: the sections are
+part of the one checked answer (which ``RedditResponse`` carries), whichever source found the
+evidence. Engine drafts cite evidence by short ids (``[post:ID]``, ``[comment:ID]``) because
+models copy ids far more reliably than long URLs; the checked sections carry permalinks only
+(``crowdsift.pipeline.synthesis.grounding`` maps the one to the other and drops what does not
+resolve).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +16,15 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, computed_field
 
-from crowdsift.pipeline.reddit.models import DraftClaim, DraftPivot, DraftRow
+# Naive datetimes read as UTC, as everywhere the evidence is dated.
+from crowdsift.core.models import AwareDatetime as UTCDatetime
 from crowdsift.sources.models import SourceKind
+
+
+class _Model(BaseModel):
+    """The staff-engineer sections and their drafts reject fields they do not define."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class CommentPayload(BaseModel):
@@ -100,11 +115,102 @@ class SummarizeResult(BaseModel):
     )
 
 
+# --- The staff-engineer sections (checked, permalinks only) ---------------------------------
+
+
+class HiddenGem(_Model):
+    """A specific setting, flag, version or number found in a thread, with where it was said."""
+
+    text: str
+    sources: list[str] = Field(min_length=1, description="thread or comment permalinks")
+    score: int = Field(description="karma of the best cited comment/post (from the evidence)")
+
+
+class MinorityReport(_Model):
+    """Competent dissent, with the votes it got (from the evidence, not the engine)."""
+
+    text: str
+    sources: list[str] = Field(min_length=1)
+    votes: int
+
+
+class PivotAlert(_Model):
+    """A consensus shift between two options, dated by the cited evidence."""
+
+    from_option: str
+    to_option: str
+    text: str
+    sources: list[str] = Field(min_length=1)
+    first_seen: UTCDatetime | None = None
+    last_seen: UTCDatetime | None = None
+
+
+class ComparisonRow(_Model):
+    option: str
+    verdict: str
+    pros: list[str] = Field(default_factory=list)
+    cons: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(min_length=1)
+
+
+class SidecarSource(_Model):
+    """An evidence item the answer cites: a thread (or video, product) or a comment."""
+
+    kind: Literal["thread", "comment"]
+    id: str
+    url: str
+    title: str = Field(description="the thread's title (for comments, their thread's)")
+
+
+class SidecarSynthesis(_Model):
+    """The staff-engineer sections of the one checked answer: every claim cites evidence."""
+
+    summary: str = Field(
+        description="the same text as SummarizeResult.summary, citing [post:ID]/[comment:ID]"
+    )
+    hidden_gems: list[HiddenGem] = Field(default_factory=list)
+    minority_report: list[MinorityReport] = Field(default_factory=list)
+    pivot_alerts: list[PivotAlert] = Field(default_factory=list)
+    comparison_table: list[ComparisonRow] = Field(default_factory=list)
+    sources: list[SidecarSource] = Field(
+        default_factory=list, description="every item any part cites, in first-citation order"
+    )
+    removed_citations: list[str] = Field(
+        default_factory=list, description="ids the engine cited that are not in the evidence"
+    )
+    dropped_claims: int = Field(0, description="claims removed because no citation survived")
+
+
+# --- The engine's draft (ids only) ------------------------------------------------------------
+
+
 class SourceRef(BaseModel):
     """A source as an engine proposes it; checked against the evidence before use."""
 
     post_id: str
     url: str | None = None
+
+
+class DraftClaim(_Model):
+    """A claim and the evidence ids (``post:ID`` / ``comment:ID`` or bare ids) it rests on."""
+
+    text: str
+    cites: list[str] = Field(default_factory=list)
+
+
+class DraftPivot(_Model):
+    from_option: str
+    to_option: str
+    text: str
+    cites: list[str] = Field(default_factory=list)
+
+
+class DraftRow(_Model):
+    option: str
+    verdict: str = Field(description="one line: what the threads say about this option")
+    pros: list[str] = Field(default_factory=list)
+    cons: list[str] = Field(default_factory=list)
+    cites: list[str] = Field(default_factory=list)
 
 
 class AnswerDraft(BaseModel):

@@ -34,10 +34,9 @@ from rapidfuzz import fuzz
 
 from crowdsift.core.sentences import truncate_words
 from crowdsift.engines.embedding import Embedder, blended_relevance
-from crowdsift.pipeline.reddit.models import DraftClaim, DraftPivot, DraftRow
 from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.claims import statements
-from crowdsift.pipeline.synthesis.models import AnswerDraft
+from crowdsift.pipeline.synthesis.models import AnswerDraft, DraftClaim, DraftPivot, DraftRow
 from crowdsift.pipeline.synthesis.recommended import recommended_rows
 from crowdsift.pipeline.synthesis.specifics import (
     TABLE_SENTENCE_CHARS,

@@ -1,7 +1,8 @@
 """Does the evidence discuss the question's subject? Pure: question + analysis + texts → verdict.
 
 The synthesis abstains, rather than summarising unrelated posts, when the question's subject
-never appears in what was fetched. The subject is, in order:
+never appears in what was fetched. The formulation reads the subject once
+(``derive_subject``) and it travels in ``QueryAnalysis.subject``. The subject is, in order:
 
 - the options of a comparison (``QueryAnalysis.compared``) and the products the question names
   (capitalised mid-sentence, camel-cased, or carrying a model number: "Sony WH-1000XM6",
@@ -28,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS
-from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
+from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, Subject
 from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem
 
@@ -37,6 +38,7 @@ __all__ = [
     "Subject",
     "SubjectVerdict",
     "abstention_sentence",
+    "derive_subject",
     "evidence_texts",
     "judge_subject",
     "looked_in",
@@ -69,17 +71,6 @@ _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE_BREAK = re.compile(r"[.!?;:]\s+|\n+")
 _PLURAL_SAFE = ("ss", "us", "is")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[^\W\d_]{0,4}", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What the question is about, and the token sequences any of which counts as a mention.
-
-    ``name`` is for people ("the Sony WH-1000XM6"); each term is a tuple of tokens.
-    """
-
-    name: str
-    terms: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -202,12 +193,11 @@ def _the(question: str, name: str) -> str:
     return f"the {name}" if re.search(rf"\bthe\s+{re.escape(name)}", question, re.I) else name
 
 
-def _named_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+def _named_subject(question: str, english: str | None, compared: Sequence[str]) -> Subject | None:
     """The named products and compared options, or None when the question names none."""
-    compared = list(analysis.compared) if analysis else []
     names = _names(question)
-    if analysis is not None and analysis.english_question != question:
-        names += _names(analysis.english_question)
+    if english is not None and english != question:
+        names += _names(english)
     terms: list[tuple[str, ...]] = []
     labels: list[str] = []
     modelled = [n for n in names if _model_terms(n)]
@@ -228,13 +218,15 @@ def _named_subject(question: str, analysis: QueryAnalysis | None) -> Subject | N
     return Subject(name=name, terms=tuple(dict.fromkeys(terms)))
 
 
-def _content_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+def _content_subject(
+    question: str, english: str | None, language: str | None, keywords: Sequence[str]
+) -> Subject | None:
     """Without a named product: the question's key phrases and content words (not judged for
     a question in another language, whose words the evidence may not share)."""
-    if analysis is not None and analysis.language != "en":
+    if language is not None and language != "en":
         return None
-    phrases = list(analysis.keywords) if analysis else []
-    sources = [question] + ([analysis.english_question] if analysis else [])
+    phrases = list(keywords)
+    sources = [question] + ([english] if english is not None else [])
     phrases += [p for text in sources for p in key_phrases(text)]
     terms: list[tuple[str, ...]] = []
     for phrase in phrases:
@@ -253,10 +245,38 @@ def _content_subject(question: str, analysis: QueryAnalysis | None) -> Subject |
     return Subject(name=" ".join(longest), terms=tuple(terms))
 
 
-def question_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+def derive_subject(
+    question: str,
+    *,
+    english: str | None = None,
+    language: str | None = None,
+    keywords: Sequence[str] = (),
+    compared: Sequence[str] = (),
+) -> Subject | None:
     """The question's subject: its named products / compared options, else its content terms;
-    None when it has neither (nothing to judge)."""
-    return _named_subject(question, analysis) or _content_subject(question, analysis)
+    None when it has neither (nothing to judge). ``english`` (its translation), ``language``,
+    ``keywords`` and ``compared`` come from the formulation when there is one: the formulation
+    calls this once and the subject travels in ``QueryAnalysis.subject``."""
+    return _named_subject(question, english, compared) or _content_subject(
+        question, english, language, keywords
+    )
+
+
+def question_subject(question: str, analysis: QueryAnalysis | None) -> Subject | None:
+    """The subject the formulation found (``analysis.subject``, None included: nothing to
+    judge). Derived here only without an analysis, or for one made without a subject (built by
+    hand, or stored before the subject travelled with it), so it is the same either way."""
+    if analysis is None:
+        return derive_subject(question)
+    if "subject" in analysis.model_fields_set:
+        return analysis.subject
+    return derive_subject(
+        question,
+        english=analysis.english_question,
+        language=analysis.language,
+        keywords=analysis.keywords,
+        compared=analysis.compared,
+    )
 
 
 # --- The verdict ----------------------------------------------------------------------------------
