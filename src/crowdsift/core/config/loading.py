@@ -17,6 +17,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings
 
 from crowdsift.core.config.experts import ExpertsConfig
+from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.config.settings import Settings
 from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import ConfigError
@@ -100,7 +101,11 @@ def _env_name(field_name: str, field: FieldInfo) -> str:
     return alias if isinstance(alias, str) else field_name.upper()
 
 
-SECTIONS: dict[str, type[BaseSettings]] = {"sidecar": SidecarConfig, "experts": ExpertsConfig}
+SECTIONS: dict[str, type[BaseSettings]] = {
+    "sidecar": SidecarConfig,
+    "experts": ExpertsConfig,
+    "scoring": ScoringConfig,
+}
 """The typed sections of the tree, by their field name on ``Settings``."""
 
 

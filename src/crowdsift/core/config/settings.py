@@ -2,8 +2,9 @@
 
 ``Settings`` is the root; its flat fields are grouped by the comments below (sources, where
 things live, privacy, transport, search, LLM, feeds, gate and synthesis, YouTube/Amazon,
-service), and two larger groups are typed sections loaded with it: ``sidecar``
-(``SidecarConfig``, the Reddit branch) and ``experts`` (``ExpertsConfig``, the Experts Panel).
+service), and three larger groups are typed sections loaded with it: ``sidecar``
+(``SidecarConfig``, the Reddit branch), ``experts`` (``ExpertsConfig``, the Experts Panel) and
+``scoring`` (``ScoringConfig``, the local engine's claim scorer).
 The tree is read once (``get_settings``) and passed down; a research run takes its sections
 from the ``Settings`` it is given, never from the environment again.
 
@@ -24,6 +25,7 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 
 from crowdsift.core.config.env_source import DocumentedSettings
 from crowdsift.core.config.experts import ExpertsConfig
+from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.config.sidecar import SidecarConfig
 
 SourceName = Literal["reddit-api", "arctic-shift", "archive", "auto"]
@@ -378,6 +380,11 @@ class Settings(DocumentedSettings):
         default_factory=ExpertsConfig,
         validation_alias=AliasChoices("experts"),
         description="the Experts Panel: MAP_MAX_PARALLEL, MEDIUM_*, CROWDSIFT_EXPERTS_*",
+    )
+    scoring: ScoringConfig = Field(
+        default_factory=ScoringConfig,
+        validation_alias=AliasChoices("scoring"),
+        description="the local engine's claim scorer: CROWDSIFT_SCORE_* weights",
     )
 
     def model_for(self, phase: str) -> str:

@@ -1,12 +1,9 @@
-"""How the local engine weighs a claim: one score, its weights in one place.
+"""How the local engine weighs a claim: one score, its weights in settings.
 
-``claim_scores`` blends what a claim says about the question:
-
-    0.55 · similarity to the question + 0.20 · centrality (how many others say it too)
-    + 0.25 · share of the question's words it holds (a word weighted by its rarity)
-    − the claim's own penalty
-
-and ``reader_bonus`` adds what a careful reader weighs besides: votes (log-scaled; downvoted
+The formula and its weights are documented once, on ``crowdsift.core.config.ScoringConfig``
+(``CROWDSIFT_SCORE_*``). ``claim_scores`` blends what a claim says about the question
+(similarity, centrality, the question's words it holds, its own penalty), and
+``reader_bonus`` adds what a careful reader weighs besides: votes (log-scaled; downvoted
 loses), agreement across threads, and what the question's intent asks for (instructions and
 fixes for how-to and troubleshooting, stances on the compared options, a reported move when
 the question asks about one). ``on_subject`` keeps the answering claims as specific as the
@@ -22,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.text import content_terms, rarity_weights, word_share
 from crowdsift.pipeline.synthesis.candidates import Candidate
 from crowdsift.pipeline.synthesis.sections import Limits
@@ -30,21 +28,21 @@ from crowdsift.pipeline.synthesis.stance import option_stance
 
 Floats = npt.NDArray[np.float32]
 
-AGREEMENT = 0.8
-"""Cosine at or above which a claim in another thread says the same thing (agreement)."""
-W_RELEVANCE, W_CENTRALITY, W_LEXICAL = 0.55, 0.20, 0.25
-W_VOTES, DOWNVOTED = 0.08, 0.05
-W_AGREE, MAX_AGREE = 0.04, 3
-W_INSTRUCTION, W_FIX, W_FIX_HOW_TO = 0.10, 0.10, 0.03
-W_STANCE, W_BOTH_OPTIONS, W_DECISION = 0.08, 0.04, 0.08
-W_PIVOT = 0.10
 HOW_TO, TROUBLESHOOTING, COMPARISON = "how_to", "troubleshooting", "comparison"
+DEFAULT_WEIGHTS = ScoringConfig.model_construct()
+"""The documented defaults, for callers that pass no settings (the environment is not read)."""
 _MOVE_QUESTION = re.compile(r"\b(?:mov|switch|migrat|leav|left|ditch|replac)\w*", re.IGNORECASE)
 
 
 def claim_scores(
-    query: str, candidates: list[Candidate], relevance: Floats, similarity: Floats
+    query: str,
+    candidates: list[Candidate],
+    relevance: Floats,
+    similarity: Floats,
+    weights: ScoringConfig | None = None,
 ) -> Floats:
+    """Each claim's score before the reader's bonus (``ScoringConfig``'s first line)."""
+    w = weights or DEFAULT_WEIGHTS
     count = len(candidates)
     if count > 1:
         centrality = (similarity.sum(axis=1) - np.diag(similarity)) / (count - 1)
@@ -52,7 +50,7 @@ def claim_scores(
         centrality = np.zeros(count, dtype=np.float32)
     lexical = lexical_share(query, candidates)
     penalty = np.array([c.penalty for c in candidates], dtype=np.float32)
-    blended = W_RELEVANCE * relevance + W_CENTRALITY * centrality + W_LEXICAL * lexical - penalty
+    blended = w.relevance * relevance + w.centrality * centrality + w.lexical * lexical - penalty
     return np.asarray(blended, dtype=np.float32)
 
 
@@ -98,45 +96,50 @@ def on_subject(
 
 
 def reader_bonus(
-    query: str, candidates: list[Candidate], similarity: Floats, limits: Limits
+    query: str,
+    candidates: list[Candidate],
+    similarity: Floats,
+    limits: Limits,
+    weights: ScoringConfig | None = None,
 ) -> Floats:
     """What a careful reader weighs besides relevance: votes, agreement, and what the
     question's intent asks for (instructions, fixes, stances on the options, reported moves)."""
+    w = weights or DEFAULT_WEIGHTS
     most = max((math.log1p(max(c.votes, 0)) for c in candidates), default=0.0) or 1.0
-    agree = _agreement(candidates, similarity)
-    agree_weight = W_AGREE * (1.5 if limits.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
+    agree = _agreement(candidates, similarity, w.agreement)
+    agree_weight = w.agree * (1.5 if limits.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
                               else 1.0)  # fmt: skip
     patterns = [option_pattern(o) for o in limits.compared if o.strip()]
     moves = {p.key for p in find_pivots(query)} if _MOVE_QUESTION.search(query) else set()
     bonus = np.zeros(len(candidates), dtype=np.float32)
     for index, candidate in enumerate(candidates):
         value = (
-            W_VOTES * (math.log1p(max(candidate.votes, 0)) / most if candidate.comment else 0.5)
-            - (DOWNVOTED if candidate.comment and candidate.votes < 0 else 0.0)
-            + agree_weight * min(agree[index] - 1, MAX_AGREE)
+            w.votes * (math.log1p(max(candidate.votes, 0)) / most if candidate.comment else 0.5)
+            - (w.downvoted if candidate.comment and candidate.votes < 0 else 0.0)
+            + agree_weight * min(agree[index] - 1, w.max_agree)
         )
         if limits.intent in {HOW_TO, TROUBLESHOOTING} and candidate.instruction:
-            value += W_INSTRUCTION
+            value += w.instruction
             if candidate.fix:
-                value += W_FIX if limits.intent == TROUBLESHOOTING else W_FIX_HOW_TO
+                value += w.fix if limits.intent == TROUBLESHOOTING else w.fix_how_to
         if limits.intent == COMPARISON and candidate.decision:
-            value += W_DECISION
+            value += w.decision
         if patterns and takes_side_on_options(candidate.text, patterns):
-            value += W_STANCE + (
-                W_BOTH_OPTIONS if sum(bool(p.search(candidate.text)) for p in patterns) > 1 else 0
+            value += w.stance + (
+                w.both_options if sum(bool(p.search(candidate.text)) for p in patterns) > 1 else 0
             )
         if moves and any(p.key in moves for p in find_pivots(candidate.text)):
-            value += W_PIVOT
+            value += w.pivot
         bonus[index] = value
     return bonus
 
 
-def _agreement(candidates: list[Candidate], similarity: Floats) -> list[int]:
+def _agreement(candidates: list[Candidate], similarity: Floats, cosine: float) -> list[int]:
     """How many threads say each claim: its own items' and those of claims alike it."""
     threads = [{item.thread for item in c.items} for c in candidates]
     counts: list[int] = []
     for index in range(len(candidates)):
-        alike = np.flatnonzero(similarity[index] >= AGREEMENT)
+        alike = np.flatnonzero(similarity[index] >= cosine)
         counts.append(len(set().union(threads[index], *(threads[int(j)] for j in alike))))
     return counts
 

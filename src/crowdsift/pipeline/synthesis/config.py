@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
-from crowdsift.core.config import Settings
+from crowdsift.core.config import ScoringConfig, Settings
 
 
 class SelectorConfig(BaseModel):
@@ -50,6 +50,10 @@ class SummarizerConfig(BaseModel):
     max_highlights: int = Field(5, ge=0, le=20)
     max_cautions: int = Field(5, ge=0, le=20)
     min_evidence_posts: int = Field(3, ge=0, description="fewer posts → partial, thin evidence")
+    scoring: ScoringConfig = Field(
+        default_factory=lambda: ScoringConfig.model_construct(),
+        description="the local engine's claim-scorer weights (defaults unless given)",
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SummarizerConfig:
@@ -58,4 +62,5 @@ class SummarizerConfig(BaseModel):
             max_highlights=settings.max_highlights,
             max_cautions=settings.max_cautions,
             min_evidence_posts=settings.min_evidence_posts,
+            scoring=settings.scoring,
         )

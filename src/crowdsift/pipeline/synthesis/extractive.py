@@ -116,8 +116,9 @@ def local_answer(
     threads, vectors = vectors[split:], vectors[:split]
     similarity: Floats = vectors[1:] @ vectors[1:].T
     relevance: Floats = vectors[0] @ vectors[1:].T
-    scores = claim_scores(request.query, candidates, relevance, similarity)
-    scores = scores + reader_bonus(request.query, candidates, similarity, limits)
+    weights = config.scoring
+    scores = claim_scores(request.query, candidates, relevance, similarity, weights)
+    scores = scores + reader_bonus(request.query, candidates, similarity, limits, weights)
     answering = _answering(
         candidates, scores, relevance, lexical_share(request.query, candidates), limits
     )
