@@ -137,3 +137,12 @@ def test_the_prompt_asks_an_llm_for_the_counted_recommendations_only_for_a_pick(
     plain, _ = build_messages(request, SummarizerConfig(), PromptContext())
     assert "two or more replies name" in pick.content
     assert "two or more replies name" not in plain.content
+
+
+def test_a_plural_acronym_is_a_kind_of_thing_not_a_name() -> None:
+    replies = [
+        reply(1, "Honestly LLMs run fine on the Arc card, get the Arc."),
+        reply(2, "Most LLMs want VRAM, and the Arc has plenty."),
+    ]
+    rows = recommended_rows(replies, "Which GPU should I buy for local models?")
+    assert [row.option for row in rows] == ["Arc"]

@@ -126,14 +126,16 @@ def _names_in(reply: Sequence[_Word], names: Collection[str]) -> list[tuple[str,
 
 
 def _name_word(word: str, *, mid_sentence: bool) -> bool:
-    """A name-like word that is not shouting ("FULL"), a quantity ("16GB"), a flag, a path or
-    a link."""
+    """A name-like word that is not shouting ("FULL"), a plural acronym ("GPUs"), a quantity
+    ("16GB"), a flag, a path or a link."""
     if not looks_like_name(word, mid_sentence=mid_sentence):
         return False
     if word.startswith("-") or any(mark in word for mark in "/=\\@"):
         return False  # a flag, path, link or setting is not a name
     letters = [ch for ch in word if ch.isalpha()]
     shouting = len(letters) > 1 and all(ch.isupper() for ch in letters) and word.isalpha()
+    if word.isalpha() and word.endswith("s") and len(word) > 2 and word[:-1].isupper():
+        return False  # "LLMs", "GPUs": a kind of thing, not one
     quantity = bool(re.fullmatch(r"[\d.,]+[a-zA-Z]{0,3}", word))
     return not shouting and not quantity
 
