@@ -192,9 +192,16 @@ _ASKS = re.compile(
 """A question without its question mark: "Anyone else …", "Wouldn't that mean …"."""
 _CONDITION = re.compile(r"^(?:if|unless|when)\b[^,;:]{3,120},\s*\S", re.IGNORECASE)
 _SOLVED = re.compile(r"\b(?:solved|the fix (?:is|was)|what (?:worked|fixed it))\b", re.IGNORECASE)
-_NEGATED = re.compile(
-    r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t|isn'?t)\s+(?:\w+\s+)?$", re.IGNORECASE
+_NEGATION = re.compile(
+    r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t|isn'?t)\b", re.IGNORECASE
 )
+_CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\b(?:and|but|or|although|though|however)\b", re.I)
+
+
+def _negated(before: str) -> bool:
+    """A negation earlier in the same clause governs a cue: "never have to worry about privacy
+    concerns" names no risk; "no issues so far, and it crashes" still does."""
+    return bool(_NEGATION.search(_CLAUSE_BREAK.split(before)[-1]))
 
 
 def has_risk_cue(text: str) -> bool:
@@ -341,7 +348,7 @@ def is_risk(sentence: str) -> bool:
         return True
     if lean.score >= CLEARLY_POSITIVE:  # "worth the subscription" praises
         return False
-    return any(not _NEGATED.search(sentence[: m.start()]) for m in _RISK.finditer(sentence))
+    return any(not _negated(sentence[: m.start()]) for m in _RISK.finditer(sentence))
 
 
 def statements(text: str, *, asker: bool = False, title: bool = False) -> list[Statement]:
