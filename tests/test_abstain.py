@@ -5,6 +5,7 @@ statuses of ``summary``, ``reddit_response`` and the overall result agree."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,11 @@ from crowdsift.engines.base import Task
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import CountingEngine, ScriptedEngine
-from crowdsift.pipeline.outcome import agreeing_summary, overall_status
 from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, ResearchResult
+from crowdsift.pipeline.status import Judged, RedditFacts, Verdict, decide, overall_status
 from crowdsift.pipeline.synthesis.answer import synthesize_answer
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 from crowdsift.sources.archive.demo import ensure_demo_archive
@@ -169,24 +170,35 @@ def _reddit(status: Any, errors: list[str] | None = None) -> RedditResponse:
     return RedditResponse(status=status, engine="local", source="archive", errors=errors or [])
 
 
+FOUND = RedditFacts(searches=2, candidates=3, sections=True)
+
+
+def _facts(**changes: Any) -> RedditFacts:
+    return dataclasses.replace(FOUND, **changes)
+
+
 def test_a_partial_reddit_answer_makes_its_summary_partial() -> None:
-    searched = agreeing_summary(_summary(), _reddit("partial", ["r/gadgets: 503"]))
-    assert searched is not None and searched.status == "partial"
-    assert searched.reason == "the Reddit answer is partial: r/gadgets: 503"
+    searched = decide(Verdict(), _facts(errors=("r/gadgets: 503",)))
+    assert searched.reddit == "partial" and searched.summary.status == "partial"
+    assert searched.summary.reason == "the Reddit answer is partial: r/gadgets: 503"
 
-    sections = agreeing_summary(_summary(), _reddit("partial"))
-    assert sections is not None and sections.status == "partial" and sections.reason
+    sections = decide(Verdict(), _facts(sections_cut=True))
+    assert sections.reddit == "partial" and sections.summary.status == "partial"
+    assert sections.summary.reason
 
-    failed = agreeing_summary(_summary(), _reddit("failed", ["bad credentials"]))
-    assert failed is not None and failed.status == "partial"
+    failed = decide(Verdict(), RedditFacts(failure="bad credentials", errors=("bad credentials",)))
+    assert failed.reddit == "failed" and failed.summary.status == "partial"
 
 
 def test_agreeing_statuses_are_left_alone() -> None:
-    ok = _summary()
-    assert agreeing_summary(ok, _reddit("ok")) is ok
-    assert agreeing_summary(ok, None) is ok
-    error = _summary("error")
-    assert agreeing_summary(error, _reddit("partial")) is error
+    ok = decide(Verdict(), FOUND)
+    assert ok.reddit == "ok" and ok.summary == Judged("ok")
+    alone = decide(Verdict())
+    assert alone.reddit is None and alone.summary == Judged("ok")
+    error = decide(Verdict(failure="EngineOutputError: bad json"), _facts(errors=("x",)))
+    assert error.reddit == "partial" and error.summary == Judged(
+        "error", "EngineOutputError: bad json"
+    )
 
 
 def test_the_overall_status_is_never_ok_beside_a_partial_part() -> None:

@@ -1,25 +1,23 @@
-"""How the parts of a research run become the result's parts, and how their statuses agree.
+"""How the parts of a research run become the result's parts.
 
 Pure: the Reddit branch's ``RedditRun`` and the synthesis step's ``Synthesized`` (its
-``Answer``, or the bound that cut it) become ``reddit_response`` and ``fetch``, combined here
-rather than written into the finished run; ``agreeing_summary`` keeps ``summary`` from saying
-ok beside a Reddit answer that is not; ``overall_status`` is ``error`` when every part failed,
-``partial`` when any part is not ok (or the budget cut calls), else ``ok``.
+``Answer``, or the bound that cut it) become ``reddit_response``, ``summary`` and ``fetch``,
+combined here rather than written into the finished run. Their statuses are decided together,
+once, from the facts (``crowdsift.pipeline.status.decide``), so each part is built with its
+final status and ``summary`` never says ok beside a Reddit answer that is not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.reddit.branch import RedditRun
 from crowdsift.pipeline.reddit.models import RedditResponse, SidecarStatus
-from crowdsift.pipeline.result import FetchSummary, ResearchStatus
+from crowdsift.pipeline.result import FetchSummary
+from crowdsift.pipeline.status import RedditFacts, Verdict, decide, judged_summary
 from crowdsift.pipeline.synthesis.answer import Answer
-from crowdsift.pipeline.synthesis.models import SummarizeResult
-from crowdsift.sources.experts.models import ExpertResponse
-from crowdsift.sources.models import SourceFetch
+from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummarizeResult
 
 
 @dataclass(frozen=True)
@@ -32,24 +30,74 @@ class Synthesized:
     errors: tuple[str, ...] = ()
 
 
-def reddit_response(
+@dataclass(frozen=True)
+class AnswerParts:
+    """The result's ``reddit_response`` and ``summary``, each with its final status."""
+
+    reddit: RedditResponse | None
+    summary: SummarizeResult | None
+
+
+def answer_parts(
     source: str,
     engine: str,
     usage: Usage,
     run: RedditRun | None,
     synthesized: Synthesized,
     failure: str | None = None,
-) -> RedditResponse | None:
-    """The Reddit branch as ``reddit_response``: what was searched, ranked and drilled, and the
-    staff-engineer sections of the one synthesis; ``failed`` with ``failure``'s message."""
+) -> AnswerParts:
+    """``reddit_response`` and ``summary`` from the branch's run (or its ``failure``) and the
+    synthesis step, their statuses decided once from the facts of both."""
+    answer = synthesized.answer
+    facts = reddit_facts(run, synthesized, failure)
+    decided = decide(answer.verdict if answer else Verdict(), facts)
+    response = None
+    if facts is not None and decided.reddit is not None:
+        sections = answer.synthesis if answer else None
+        response = reddit_response(source, engine, usage, run, facts, decided.reddit, sections)
+    summary = judged_summary(answer.content, decided.summary) if answer else None
+    return AnswerParts(reddit=response, summary=summary)
+
+
+def reddit_facts(
+    run: RedditRun | None, synthesized: Synthesized, failure: str | None = None
+) -> RedditFacts | None:
+    """What the Reddit answer's status is decided from; None when Reddit was not searched."""
     if failure is not None:
-        return RedditResponse(status="failed", engine=engine, source=source, errors=[failure])
+        return RedditFacts(failure=failure, errors=(failure,))
     if run is None:
         return None
     answer = synthesized.answer
-    errors = [*run.errors, *synthesized.errors, *(answer.errors if answer else [])]
+    synthesis = answer.synthesis if answer else None
+    return RedditFacts(
+        searches=run.searches,
+        failed_searches=run.failed_searches,
+        candidates=len(run.candidates),
+        timed_out=run.timed_out or synthesized.timed_out,
+        errors=_errors(run, synthesized),
+        sections=synthesis is not None,
+        sections_cut=synthesis is not None
+        and bool(synthesis.removed_citations or synthesis.dropped_claims),
+    )
+
+
+def reddit_response(
+    source: str,
+    engine: str,
+    usage: Usage,
+    run: RedditRun | None,
+    facts: RedditFacts,
+    status: SidecarStatus,
+    synthesis: SidecarSynthesis | None,
+) -> RedditResponse:
+    """The Reddit branch as ``reddit_response``, with the ``status`` decided for it: what was
+    searched, ranked and drilled, and the staff-engineer sections of the one synthesis; a
+    failed branch (no run) has only its failure to say."""
+    errors = list(facts.errors)
+    if run is None:
+        return RedditResponse(status=status, engine=engine, source=source, errors=errors)
     return RedditResponse(
-        status=reddit_status(run, synthesized),
+        status=status,
         engine=engine,
         source=source,
         analysis=run.analysis,
@@ -60,49 +108,18 @@ def reddit_response(
         rerank_fell_back=run.rerank_fell_back,
         threads_drilled=sum(1 for t in run.threads if t.error is None),
         comments_drilled=sum(len(t.comments) for t in run.threads),
-        synthesis=answer.synthesis if answer else None,
-        timed_out=run.timed_out or synthesized.timed_out,
+        synthesis=synthesis,
+        timed_out=facts.timed_out,
         errors=errors,
         timings_ms=run.timings,
         usage=usage,
     )
 
 
-def reddit_status(run: RedditRun, synthesized: Synthesized) -> SidecarStatus:
-    timed_out = run.timed_out or synthesized.timed_out
-    if run.searches and run.failed_searches == run.searches:
-        return "failed"
-    if not run.candidates and not timed_out:
-        return "no_results"
+def _errors(run: RedditRun, synthesized: Synthesized) -> tuple[str, ...]:
+    """The branch's errors, then the synthesis step's (the bound), then the answer's."""
     answer = synthesized.answer
-    synthesis = answer.synthesis if answer else None
-    degraded = (
-        timed_out
-        or bool(run.errors or synthesized.errors)
-        or synthesis is None
-        or bool(synthesis.removed_citations or synthesis.dropped_claims)
-        or (answer is not None and answer.summary.status != "ok")
-    )
-    return "partial" if degraded else "ok"
-
-
-def agreeing_summary(
-    summary: SummarizeResult | None, reddit: RedditResponse | None
-) -> SummarizeResult | None:
-    """The summary, ``partial`` when the Reddit answer it draws on is not ok (a search failed,
-    the sections cited what does not exist, Reddit failed or found nothing while videos or
-    products answered), so ``summary`` and ``reddit_response`` never disagree."""
-    if summary is None or reddit is None or summary.status != "ok" or reddit.status == "ok":
-        return summary
-    if reddit.errors:
-        why = reddit.errors[0]
-    elif reddit.status == "no_results":
-        why = "Reddit found no matching discussion"
-    else:
-        why = "its sections cited evidence that does not exist"
-    return summary.model_copy(
-        update={"status": "partial", "reason": f"the Reddit answer is {reddit.status}: {why}"}
-    )
+    return (*run.errors, *synthesized.errors, *(answer.errors if answer else ()))
 
 
 def fetch_summary(source: str, run: RedditRun) -> FetchSummary:
@@ -123,25 +140,3 @@ def fetch_summary(source: str, run: RedditRun) -> FetchSummary:
         skipped_subreddits=report.skipped_subreddits if report else {},
         errors=report.errors if report else [],
     )
-
-
-def overall_status(
-    experts: Sequence[ExpertResponse],
-    reddit: RedditResponse | None,
-    summary: SummarizeResult | None,
-    fetches: Sequence[SourceFetch] = (),
-    usage: Usage | None = None,
-) -> ResearchStatus:
-    """``error`` when every part failed; ``partial`` when any did or the budget cut calls."""
-    parts: list[str] = [e.status for e in experts]
-    if usage is not None and usage.budget_exhausted:
-        parts.append("partial")
-    parts += ["failed" if f.errors else "ok" for f in fetches if not f.skipped]
-    if reddit is not None:
-        parts.append(reddit.status)
-    if summary is not None:
-        parts.append(summary.status)
-    failed = {"failed", "error"}
-    if parts and all(p in failed for p in parts):
-        return "error"
-    return "ok" if all(p == "ok" for p in parts) else "partial"

@@ -55,15 +55,10 @@ from crowdsift.pipeline.gate.run_sources import (
     fetch_sources,
     tools_from_settings,
 )
-from crowdsift.pipeline.outcome import (
-    Synthesized,
-    agreeing_summary,
-    fetch_summary,
-    overall_status,
-    reddit_response,
-)
+from crowdsift.pipeline.outcome import Synthesized, answer_parts, fetch_summary
 from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
 from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
+from crowdsift.pipeline.status import overall_status
 from crowdsift.pipeline.synthesis.answer import synthesize_answer
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.wiring import EngineChoice, ResearchOptions, research_deps
@@ -254,11 +249,8 @@ async def run_research(
                                     timings)  # fmt: skip
     timings["total"] = elapsed_ms(started)
     source = deps.source.name if deps.source is not None else "none"
-    response = reddit_response(
-        source, engine.name, engine.usage, reddit.run, synthesized, reddit.failure
-    )
-    answer = synthesized.answer
-    summary = agreeing_summary(answer.summary if answer else None, response)
+    parts = answer_parts(source, engine.name, engine.usage, reddit.run, synthesized, reddit.failure)
+    response, summary = parts.reddit, parts.summary
     result = ResearchResult(
         question=question,
         status=overall_status(expert_responses, response, summary, fetches, engine.usage),

@@ -1,18 +1,20 @@
 """The one synthesis (seed 004 + seed 001 phase 4): selector → prompt → engine → grounding.
 
 ``synthesize_answer`` makes exactly one engine call when there is evidence on the question's
-subject and none when there is not, and returns one checked ``Answer``: the seed-004
-``SummarizeResult`` (summary, highlights, cautions, sources) and the staff-engineer
+subject and none when there is not, and returns one checked ``Answer``: what the seed-004
+``SummarizeResult`` says (summary, highlights, cautions, sources) and the staff-engineer
 ``SidecarSynthesis`` (hidden gems, minority report, pivot alerts, comparison table) whose summary
 is the same text.
 
-It never raises for an engine failure: a failed or unparsable reply is a ``status="error"``
-summary with a ``reason`` and no synthesis, so callers (CLI, API, MCP) always have something to
-show. Honesty rules live here too: no evidence means no engine call and a plain "nothing found";
-evidence that never mentions the question's subject (``subject.judge_subject``) means no engine
-call and a one-sentence abstention (``partial``, ``abstained``, no sources); too little evidence
-is answered but flagged ``partial`` with a caution. One structured log line per call carries
-what is needed to correlate it with saved previews.
+It never raises for an engine failure: a failed or unparsable reply is an answer whose verdict
+says so (``status="error"`` with a ``reason``) and no synthesis, so callers (CLI, API, MCP)
+always have something to show. Honesty rules live here too: no evidence means no engine call
+and a plain "nothing found"; evidence that never mentions the question's subject
+(``subject.judge_subject``) means no engine call and a one-sentence abstention (``partial``,
+``abstained``, no sources); too little evidence is answered but flagged ``partial`` with a
+caution. The answer states these as its ``Verdict``; the statuses are decided from it, once, by
+``crowdsift.pipeline.status``. One structured log line per call carries what is needed to
+correlate it with saved previews.
 """
 
 from __future__ import annotations
@@ -27,9 +29,15 @@ from crowdsift.core.log import get_logger
 from crowdsift.engines.base import Engine, Stopwatch
 from crowdsift.pipeline.reddit.intent import asks_for_pick
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
+from crowdsift.pipeline.status import Verdict, decide, judged_summary
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
 from crowdsift.pipeline.synthesis.grounding import ground
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummarizeRequest, SummarizeResult
+from crowdsift.pipeline.synthesis.models import (
+    SidecarSynthesis,
+    SummarizeRequest,
+    SummarizeResult,
+    SummaryContent,
+)
 from crowdsift.pipeline.synthesis.prompt import PromptContext, get_template
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.pipeline.synthesis.subject import (
@@ -57,13 +65,21 @@ DEFAULT_GEMS, DEFAULT_DISSENT = 5, 3
 
 
 class Answer(BaseModel):
-    """The one checked answer to a question."""
+    """The one checked answer to a question: what it says, and what the synthesis found wrong
+    with it. Its status is decided from that verdict (in a research run, with the Reddit run's
+    facts) by ``crowdsift.pipeline.status.decide``, not by the stage that found the problem."""
 
-    summary: SummarizeResult = Field(description="status, summary, highlights, cautions, sources")
+    content: SummaryContent = Field(description="summary, highlights, cautions, sources")
+    verdict: Verdict = Field(default_factory=Verdict)
     synthesis: SidecarSynthesis | None = Field(
         None, description="the staff-engineer sections; None without evidence or on failure"
     )
     errors: list[str] = Field(default_factory=list)
+
+    @property
+    def summary(self) -> SummarizeResult:
+        """The seed-004 result as the synthesis alone judges it (no other part of the run)."""
+        return judged_summary(self.content, decide(self.verdict).summary)
 
 
 def needs_table(analysis: QueryAnalysis | None) -> bool:
@@ -164,41 +180,47 @@ async def answer_request(
     stopwatch = Stopwatch()
     count = len(request.post_payloads)
     if count == 0:
-        result = SummarizeResult(
-            status="partial",
-            summary=NO_EVIDENCE_SUMMARY,
-            cautions=[NO_EVIDENCE_CAUTION][: config.max_cautions],
-            prompt_version=prompt_version,
-            engine=engine.name,
-            reason="no posts matched the question; the engine was not called",
+        answer = Answer(
+            content=SummaryContent(
+                summary=NO_EVIDENCE_SUMMARY,
+                cautions=[NO_EVIDENCE_CAUTION][: config.max_cautions],
+                prompt_version=prompt_version,
+                engine=engine.name,
+            ),
+            verdict=Verdict(reasons=("no posts matched the question; the engine was not called",)),
         )
-        _log(request, result, None, stopwatch, tokens=(0, 0))
-        return Answer(summary=result)
+        _log(request, answer, stopwatch, tokens=(0, 0))
+        return answer
     context = prompt_context(analysis, sidecar_config)
     try:
         reply = await engine.run(AnswerTask(request, config, context))
     except EngineError as exc:
         reason = f"{type(exc).__name__}: {exc}"
-        result = SummarizeResult(
-            status="error", summary="", prompt_version=prompt_version, engine=engine.name,
-            reason=reason,
-        )  # fmt: skip
+        answer = Answer(
+            content=SummaryContent(summary="", prompt_version=prompt_version, engine=engine.name),
+            verdict=Verdict(failure=reason),
+            errors=[f"synthesis failed ({type(exc).__name__}): {exc}"],
+        )
         log.warning("summarize_failed", plan_id=str(request.plan_id), error=reason)
-        _log(request, result, None, stopwatch, tokens=(0, 0))
-        return Answer(summary=result, errors=[f"synthesis failed ({type(exc).__name__}): {exc}"])
+        _log(request, answer, stopwatch, tokens=(0, 0))
+        return answer
     grounded = ground(
         reply.output, request, config, engine=reply.engine,
         max_gems=context.max_gems, max_dissent=context.max_dissent, judged=judged or {},
     )  # fmt: skip
-    result = grounded.result
+    content, reasons = grounded.content, list(grounded.problems)
     if count < config.min_evidence_posts:
-        result = _flag_thin(result, count, config)
+        content = _with_thin_caution(content, count, config)
+        reasons.append(f"thin evidence: {count} post(s), fewer than {config.min_evidence_posts}")
     if grounded.problems:
         log.warning("summarize_ungrounded", problems=grounded.problems)
+    answer = Answer(
+        content=content, verdict=Verdict(reasons=tuple(reasons)), synthesis=grounded.synthesis
+    )
     usage = reply.usage
     tokens = (usage.prompt_tokens, usage.completion_tokens)
-    _log(request, result, grounded.synthesis, stopwatch, tokens=tokens, model=reply.model)
-    return Answer(summary=result, synthesis=grounded.synthesis)
+    _log(request, answer, stopwatch, tokens=tokens, model=reply.model)
+    return answer
 
 
 def _abstain(
@@ -230,40 +252,37 @@ def _not_a_question(request: SummarizeRequest, why: str, *, engine_name: str) ->
 
 def _abstained(request: SummarizeRequest, summary: str, why: str, *, engine_name: str) -> Answer:
     """An abstention: ``summary`` says it, ``why`` is the reason, nothing is cited."""
-    result = SummarizeResult(
-        status="partial",
-        summary=summary,
-        prompt_version=request.prompt_version,
-        engine=engine_name,
-        reason=f"abstained: {why}; the engine was not called",
-        abstained=True,
+    answer = Answer(
+        content=SummaryContent(
+            summary=summary,
+            prompt_version=request.prompt_version,
+            engine=engine_name,
+            abstained=True,
+        ),
+        verdict=Verdict(reasons=(f"abstained: {why}; the engine was not called",)),
     )
-    _log(request, result, None, Stopwatch(), tokens=(0, 0))
-    return Answer(summary=result)
+    _log(request, answer, Stopwatch(), tokens=(0, 0))
+    return answer
 
 
-def _flag_thin(result: SummarizeResult, count: int, config: SummarizerConfig) -> SummarizeResult:
-    """Partial, with the thin-evidence caution first (within ``max_cautions``)."""
-    cautions = [thin_evidence_caution(count), *result.cautions][: config.max_cautions]
-    reason = f"thin evidence: {count} post(s), fewer than {config.min_evidence_posts}"
-    return result.model_copy(
-        update={
-            "status": "partial",
-            "cautions": cautions,
-            "reason": f"{result.reason}; {reason}" if result.reason else reason,
-        }
-    )
+def _with_thin_caution(
+    content: SummaryContent, count: int, config: SummarizerConfig
+) -> SummaryContent:
+    """The thin-evidence caution first (within ``max_cautions``): the answer is partial, and
+    says why to its reader, not only in its reason."""
+    cautions = [thin_evidence_caution(count), *content.cautions][: config.max_cautions]
+    return content.model_copy(update={"cautions": cautions})
 
 
 def _log(
     request: SummarizeRequest,
-    result: SummarizeResult,
-    synthesis: SidecarSynthesis | None,
+    answer: Answer,
     stopwatch: Stopwatch,
     *,
     tokens: tuple[int, int],
     model: str | None = None,
 ) -> None:
+    result, synthesis = answer.summary, answer.synthesis
     log.info(
         "summarize_done",
         query=request.query,

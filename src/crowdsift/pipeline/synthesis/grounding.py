@@ -16,7 +16,8 @@ Pure. Nothing an engine returns is trusted:
   from the evidence, never from the engine's text;
 - the summary keeps its budget (cut after a whole sentence), the lists their caps.
 
-Any problem makes the result ``partial`` with the problems as its ``reason``. Not problems
+Any problem makes the result ``partial`` with the problems as its ``reason``
+(``crowdsift.pipeline.status`` decides that, from ``problems``). Not problems
 (normal tidying): repeated sources, items cited inline but missing from ``sources`` (added from
 the evidence), citation lists such as ``[post:a, post:b]``, caps on the staff-engineer sections.
 The staff-engineer ``SidecarSynthesis`` shares the summary text, and its ``sources`` list every
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 
 from crowdsift.core.citations import citations_in
 from crowdsift.core.sentences import truncate_at_sentence
+from crowdsift.pipeline.status import Verdict, decide, judged_summary
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
 from crowdsift.pipeline.synthesis.injected_orders import drop_injected
@@ -46,17 +48,23 @@ from crowdsift.pipeline.synthesis.models import (
     Source,
     SummarizeRequest,
     SummarizeResult,
+    SummaryContent,
 )
 from crowdsift.pipeline.synthesis.references import Ledger
 
 
 @dataclass(frozen=True)
 class Grounded:
-    """The checked answer: the seed-004 result, the staff-engineer sections, the problems."""
+    """The checked answer: what it says, the staff-engineer sections, the problems."""
 
-    result: SummarizeResult
+    content: SummaryContent
     synthesis: SidecarSynthesis
     problems: list[str]
+
+    @property
+    def result(self) -> SummarizeResult:
+        """The seed-004 result as the grounding alone judges it."""
+        return judged_summary(self.content, decide(Verdict(reasons=tuple(self.problems))).summary)
 
 
 def ground(
@@ -124,16 +132,13 @@ def ground(
         ledger.problems.append(
             f"dropped {sections.dropped} staff-engineer claim(s) that cite no evidence"
         )
-    problems = ledger.problems
-    result = SummarizeResult(
-        status="partial" if problems else "ok",
+    content = SummaryContent(
         summary=summary,
         highlights=highlights,
         cautions=cautions,
         sources=sources,
         prompt_version=request.prompt_version,
         engine=engine,
-        reason="; ".join(problems) if problems else None,
     )
     synthesis = SidecarSynthesis(
         summary=summary,
@@ -145,7 +150,7 @@ def ground(
         removed_citations=ledger.removed,
         dropped_claims=dropped,
     )
-    return Grounded(result, synthesis, problems)
+    return Grounded(content, synthesis, ledger.problems)
 
 
 def _without_orders(text: str, where: str, ledger: Ledger) -> str:

@@ -115,6 +115,20 @@ class SummarizeResult(BaseModel):
     )
 
 
+class SummaryContent(BaseModel):
+    """What an answer says: ``SummarizeResult`` but its status and reason, which are decided once,
+    from the synthesis' verdict and the run's facts (``crowdsift.pipeline.status``), not by
+    whichever stage builds the answer."""
+
+    summary: str
+    highlights: list[str] = Field(default_factory=list)
+    cautions: list[str] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    prompt_version: str
+    engine: str = ""
+    abstained: bool = False
+
+
 # --- The staff-engineer sections (checked, permalinks only) ---------------------------------
 
 
