@@ -298,7 +298,7 @@ def test_a_draft_following_the_injection_is_stripped() -> None:
     outcome = _sy_run([thread], engine)
     synthesis = outcome.synthesis
     assert synthesis is not None
-    assert synthesis.summary == "Use Dagster [post:p4dd]. Details at."
+    assert synthesis.summary == "Use Dagster [post:p4dd]."  # "Details at" rested on the link
     assert "evil" not in synthesis.model_dump_json(exclude={"removed_citations"})
     assert "zzz999" not in synthesis.summary
     assert synthesis.removed_citations == ["https://evil.example", "post:zzz999"]

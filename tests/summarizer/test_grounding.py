@@ -149,13 +149,13 @@ def test_unknown_inline_citations_are_removed_from_all_texts(
         recorder_request,
         CONFIG,
     )
-    assert result.summary == "Battery lasts long [post:bat1]. Apps cost money."
+    assert result.summary == "Battery lasts long [post:bat1]."  # the other rested on a ghost
     assert result.highlights == ["A list [post:bat1]"]  # left uncited: dropped
     assert result.cautions == []
     assert "ghost" not in result.model_dump_json(include={"summary", "highlights", "cautions"})
     assert [s.post_id for s in result.sources] == ["bat1"]
     assert result.status == "partial"
-    assert len(problems) == 7  # five unknown citations, two claims left uncited
+    assert len(problems) == 8  # five unknown citations, two claims left uncited, one sentence
 
 
 def test_links_in_text_must_be_evidence_permalinks(recorder_request: SummarizeRequest) -> None:

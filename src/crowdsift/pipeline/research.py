@@ -389,6 +389,7 @@ async def _synthesize(
                     selector_config=SelectorConfig.from_settings(deps.settings),
                     summarizer_config=SummarizerConfig.from_settings(deps.settings),
                     sidecar_config=config,
+                    fallback=deps.fallback,
                 )
                 return Synthesized(answer=answer)
     except TimeoutError:

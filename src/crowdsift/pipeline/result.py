@@ -142,6 +142,9 @@ class AskDeps:
     embedder: Embedder | None = None
     """What the directory is matched with (the local engine's embedder, or MiniLM beside an
     LLM engine); None without a directory."""
+    fallback: Engine | None = None
+    """The local engine an LLM's answer falls back to when it keeps no citation of the evidence
+    (``answer_request``); None: no fallback (the local engine itself, or a caller's choice)."""
 
     def budget(self) -> float | None:
         return self.budget_usd if self.budget_usd is not None else self.settings.budget_usd

@@ -117,6 +117,7 @@ async def research_deps(
                 since=options.since,
                 directory=directory,
                 embedder=embedder,
+                fallback=_fallback(engine, settings, embedder),
             )
     finally:
         if options.shared_engine is None:
@@ -152,6 +153,16 @@ def _embedder(engine: Engine, settings: Settings) -> Embedder:
     from crowdsift.engines.embedding import MiniLMEmbedder
 
     return MiniLMEmbedder.from_settings(settings)
+
+
+def _fallback(engine: Engine, settings: Settings, embedder: Embedder | None) -> Engine | None:
+    """The local engine beside an LLM, for answers that cite nothing real (its model loads
+    only if it is ever used); none beside the local engine itself."""
+    if engine.name == "local":
+        return None
+    from crowdsift.engines.local import LocalEngine
+
+    return LocalEngine(embedder or _embedder(engine, settings))
 
 
 def _archive_path(source: RedditSource) -> Path | None:

@@ -20,19 +20,22 @@ correlate it with saved previews.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
+from crowdsift.core.citations import citations_in
 from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
-from crowdsift.engines.base import Engine, Stopwatch
+from crowdsift.engines.base import Engine, EngineReply, Stopwatch
 from crowdsift.pipeline.reddit.intent import asks_for_pick
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
 from crowdsift.pipeline.status import Verdict, decide, judged_summary
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
-from crowdsift.pipeline.synthesis.grounding import ground
+from crowdsift.pipeline.synthesis.grounding import Grounded, ground
 from crowdsift.pipeline.synthesis.models import (
+    AnswerDraft,
     SidecarSynthesis,
     SummarizeRequest,
     SummarizeResult,
@@ -125,12 +128,14 @@ async def synthesize_answer(
     summarizer_config: SummarizerConfig | None = None,
     sidecar_config: SidecarConfig | None = None,
     prompt_version: str = "v1",
+    fallback: Engine | None = None,
 ) -> Answer:
     """Answer ``question`` from ``threads`` (and ``extra`` videos/products) with one call.
 
     ``selector_config`` defaults to ``SelectorConfig.for_drilled_threads``; the summary's
     budget and caps come from ``summarizer_config``, the sections' caps from
-    ``sidecar_config``. Raises ``ConfigError`` only for an unknown ``prompt_version`` (a
+    ``sidecar_config``; ``fallback`` answers when an LLM cites nothing in the evidence
+    (``answer_request``). Raises ``ConfigError`` only for an unknown ``prompt_version`` (a
     caller's mistake, found before any work is done).
     """
     get_template(prompt_version)
@@ -159,6 +164,7 @@ async def synthesize_answer(
         summarizer_config=summarizer_config,
         sidecar_config=sidecar_config,
         judged={thread.post.id: thread.rank.relevance for thread in threads},
+        fallback=fallback,
     )
 
 
@@ -170,11 +176,14 @@ async def answer_request(
     summarizer_config: SummarizerConfig | None = None,
     sidecar_config: SidecarConfig | None = None,
     judged: Mapping[str, float] | None = None,
+    fallback: Engine | None = None,
 ) -> Answer:
     """``synthesize_answer`` after the selector: one engine call over ``request``'s evidence.
 
     ``judged``: the relevance gate's score of each thread (post id → 0–1), which the grounding
-    check holds the cited threads to (``grounding.ON_SUBJECT``)."""
+    check holds the cited threads to (``grounding.ON_SUBJECT``). ``fallback``: the local
+    engine, which answers over the same evidence when an LLM's answer keeps no citation of it
+    (a model that invents its sources leaves the user real ones, and a ``partial`` saying so)."""
     config = summarizer_config or SummarizerConfig()
     prompt_version = request.prompt_version
     stopwatch = Stopwatch()
@@ -208,6 +217,11 @@ async def answer_request(
         reply.output, request, config, engine=reply.engine,
         max_gems=context.max_gems, max_dissent=context.max_dissent, judged=judged or {},
     )  # fmt: skip
+    if fallback is not None and reply.engine != "local" and not cites_evidence(grounded.content):
+        log.warning("summarize_fell_back", problems=grounded.problems)
+        reply, grounded = await _local_instead(
+            fallback, grounded, request, config, context, judged or {}
+        )
     content, reasons = grounded.content, list(grounded.problems)
     if count < config.min_evidence_posts:
         content = _with_thin_caution(content, count, config)
@@ -221,6 +235,45 @@ async def answer_request(
     tokens = (usage.prompt_tokens, usage.completion_tokens)
     _log(request, answer, stopwatch, tokens=tokens, model=reply.model)
     return answer
+
+
+FELL_BACK = (
+    "the model's answer cited nothing in the evidence, so this is the local engine's extractive "
+    "answer over the same evidence"
+)
+
+
+def cites_evidence(content: SummaryContent) -> bool:
+    """Whether a grounded answer still cites any evidence item (grounding removed the rest)."""
+    texts = [content.summary, *content.highlights, *content.cautions]
+    return bool(content.sources) or any(citations_in(text) for text in texts)
+
+
+async def _local_instead(
+    fallback: Engine,
+    lying: Grounded,
+    request: SummarizeRequest,
+    config: SummarizerConfig,
+    context: PromptContext,
+    judged: Mapping[str, float],
+) -> tuple[EngineReply[AnswerDraft], Grounded]:
+    """The local engine's answer over the same evidence, reported ``partial`` with why, and
+    still counting what the model invented (its removed citations and dropped claims)."""
+    reply = await fallback.run(AnswerTask(request, config, context))
+    grounded = ground(
+        reply.output, request, config, engine=reply.engine,
+        max_gems=context.max_gems, max_dissent=context.max_dissent, judged=judged,
+    )  # fmt: skip
+    synthesis = grounded.synthesis
+    if synthesis is not None and lying.synthesis is not None:
+        synthesis = synthesis.model_copy(
+            update={
+                "removed_citations": lying.synthesis.removed_citations,
+                "dropped_claims": lying.synthesis.dropped_claims,
+            }
+        )
+    problems = [FELL_BACK, *lying.problems, *grounded.problems]
+    return reply, replace(grounded, synthesis=synthesis, problems=problems)
 
 
 def _abstain(

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from crowdsift.core.citations import citations_in
-from crowdsift.core.sentences import truncate_at_sentence
+from crowdsift.core.citations import citations_in, tidy
+from crowdsift.core.sentences import split_sentences, truncate_at_sentence
 from crowdsift.pipeline.status import Verdict, decide, judged_summary
 from crowdsift.pipeline.synthesis.config import SummarizerConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
@@ -83,8 +83,7 @@ def ground(
     was judged and none reached ``ON_SUBJECT``, the answer is ``partial`` and says that the
     threads found are not about the question (``off_subject``)."""
     ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads), verbatim=engine == "local")
-    summary, _ = ledger.clean(draft.summary, "summary", claim=False)
-    summary = _without_orders(summary, "the summary", ledger)
+    summary = _without_orders(_clean_summary(draft.summary, ledger), "the summary", ledger)
     if len(summary) > config.summary_char_budget:
         ledger.problems.append(
             f"summary was {len(summary)} characters; cut to the "
@@ -151,6 +150,36 @@ def ground(
         dropped_claims=dropped,
     )
     return Grounded(content, synthesis, ledger.problems)
+
+
+def _clean_summary(text: str, ledger: Ledger) -> str:
+    """The summary, cleaned: a sentence whose every citation pointed outside the evidence
+    rested on nothing, so it goes with them ("According to [post:fake] this is settled" never
+    becomes "According to this is settled"; "See <foreign link> for more" never "See for
+    more"). Paragraphs stay."""
+    cleaned, _ = ledger.clean(text, "summary", claim=False, gap=_GAP)
+    if _GAP not in cleaned:
+        return cleaned
+    paragraphs: list[str] = []
+    dropped = 0
+    for paragraph in cleaned.split("\n\n"):
+        kept: list[str] = []
+        for sentence in split_sentences(paragraph):
+            if _GAP in sentence and not citations_in(sentence):
+                dropped += 1
+            else:
+                kept.append(sentence)
+        if kept:
+            paragraphs.append(tidy(" ".join(kept).replace(_GAP, "")))
+    if dropped:
+        ledger.problems.append(
+            f"dropped {dropped} summary sentence(s) that cited only what is not in the evidence"
+        )
+    return "\n\n".join(paragraphs)
+
+
+_GAP = "\x02"
+"""Left where a reference was removed from the summary, then taken out."""
 
 
 def _without_orders(text: str, where: str, ledger: Ledger) -> str:

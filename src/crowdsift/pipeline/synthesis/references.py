@@ -79,13 +79,16 @@ class Ledger:
             found.setdefault((entry.kind, entry.id), entry)
         return list(found.values())
 
-    def clean(self, text: str, where: str, *, claim: bool) -> tuple[str, list[EvidenceEntry]]:
+    def clean(
+        self, text: str, where: str, *, claim: bool, gap: str = ""
+    ) -> tuple[str, list[EvidenceEntry]]:
         """``text`` with escapes decoded, control characters dropped, foreign references
         removed (and reported), and the entries it cites.
 
         In cited text (``claim=False``: summary, highlights, cautions) every reference to the
         evidence becomes its stored marker. In a claim (``claim=True``) markers are taken out
-        into the returned entries, and bare evidence permalinks stay as written.
+        into the returned entries, and bare evidence permalinks stay as written. ``gap`` is
+        left where a reference was removed, so a caller can tell which sentences lost one.
         """
         entries: list[EvidenceEntry] = []
         before = len(self.removed)
@@ -102,7 +105,7 @@ class Ledger:
                 if not LINK.fullmatch(target):
                     return match.group(0)  # not a web link: leave it alone
                 self.remove(target.rstrip(TRAILING), where)
-                return "" if _NUMBERED.match(label.strip()) else label
+                return gap + ("" if _NUMBERED.match(label.strip()) else label)
             return f"{'' if _NUMBERED.match(label.strip()) else label} {slot(entry)}"
 
         def bracket(match: re.Match[str]) -> str:
@@ -114,6 +117,7 @@ class Ledger:
                 entry = self.index.resolve_cite(part)
                 if entry is None:
                     self.remove(f"[{part}]" if part.isdigit() else part, where)
+                    slots.append(gap)
                 else:
                     slots.append(slot(entry))
             return "".join(slots)
@@ -126,7 +130,7 @@ class Ledger:
                 return whole  # a link the quoted person wrote: their words, not a citation
             if entry is None:
                 self.remove(bare, where)
-                return whole[len(bare) :]
+                return gap + whole[len(bare) :]
             if claim:
                 entries.append(entry)
                 return whole
@@ -136,7 +140,7 @@ class Ledger:
             entry = self.index.resolve_cite(match.group(0))
             if entry is None:
                 self.remove(match.group(0), where)
-                return ""
+                return gap
             return slot(entry)
 
         handlers = {"markdown": markdown, "bracket": bracket, "link": link, "bare": bare}
