@@ -93,7 +93,7 @@ _DURATION = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
-    r"^(?P<lead>(?:(?:quick|pro|small|buried|one|hot|big) )?tips?|(?:my )?two cents|imo|imho|fwiw|"
+    r"^(?P<lead>(?:(?:quick|pro|small|one|hot|big) )?tips?|(?:my )?two cents|imo|imho|fwiw|"
     r"from (?:my )?experience|in my experience|counter-?point|psa|note|honestly|tl;?dr|"
     r"unpopular opinion|(?=[^:]{0,90}:)(?:[^:]{0,90}\b(?:tip|take|thing|lesson|advice|learned|"
     r"learn|mentioned)\b[^:]{0,40}))\s*:\s+(?P<rest>\S.*)$",

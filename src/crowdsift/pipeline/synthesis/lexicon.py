@@ -104,7 +104,7 @@ COMPLAINT_IDIOMS = WordList.of(
     "idioms of complaint VADER reads as neutral or praise ('a solution looking for a problem')",
     (
         "solution looking for a problem", "fell apart", "falls apart", "falling apart",
-        "not worth", "waste of money", "waste of time", "nightmare", "mess", "moved back",
+        "not worth", "waste of money", "waste of time", "nightmare", "mess",
     ),
 )  # fmt: skip
 LIMITING = WordList.of(
@@ -171,7 +171,7 @@ DISSENT = WordList.of(
         "over-rated", "i'd avoid", "i would avoid", "avoid it", "don't buy", "do not buy",
         "counter point", "the opposite", "i wouldn't", "i would not", "push back",
         "contrarian take", "contrary to", "not true", "that's wrong", "that is wrong",
-        "devil's advocate", "respectfully, no", "i'll be the dissent", "i used to think that too",
+        "devil's advocate",
     ),
 )  # fmt: skip
 
@@ -219,8 +219,7 @@ REACTIONS = WordList.of(
 )  # fmt: skip
 AGREEMENT = WordList.of(
     "agreement that opens a reply: alone it is a reaction, before a claim a lead-in to cut",
-    ("same here", "can confirm", "+1", "+1 to this", "100% this", "seconding this",
-     "exactly my experience"),
+    ("same here", "can confirm", "+1", "+1 to this", "100% this", "seconding this"),
 )  # fmt: skip
 CONFIRMED_FIX = WordList.of(
     "what an author says when an instruction worked for them: the instruction is a fix",
