@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from crowdsift.core.config import TimeFilter
 from crowdsift.core.text import STOPWORDS
 from crowdsift.pipeline.reddit.models import AIMode, Intent, Temporal
+from crowdsift.pipeline.synthesis import lexicon
 
 # --- intent --------------------------------------------------------------------------------------
 
@@ -88,14 +89,7 @@ def asks_for_pick(text: str) -> bool:
 
 MAX_OPTIONS = 4
 MAX_OPTION_WORDS = 4
-# Verbs that open an option ("learn Rust", "stick with Airflow") but are never one. Not "go":
-# it is also a language ("Rust or Go").
-_LEAD_TEXT = """
-    learn choose pick try prefer switch move migrate start stick stay keep with
-    install configure setup set fix update upgrade reset restart remove uninstall delete add
-    enable disable run build create make replace repair wait
-"""
-_LEAD_WORDS = frozenset(_LEAD_TEXT.split())
+_LEAD_WORDS = lexicon.LEAD_VERBS
 _CLAUSE_END = re.compile(r"[?!;:]|\.(?=\s|$)")
 _SEPARATOR = re.compile(
     r"\s+(?:vs\.?|versus|or|better than|worse than|compar(?:e|es|ed) (?:to|with))\s+"
@@ -299,8 +293,7 @@ ARCHITECTURE_TERMS: tuple[str, ...] = (
 )
 """Retrieval-architecture vocabulary that must not leak into queries about using AI tools."""
 
-_CONNECTOR_TEXT = "and or with for using via in on of to the a an + & / - vs"
-_CONNECTORS = frozenset(_CONNECTOR_TEXT.split())
+_CONNECTORS = lexicon.QUERY_CONNECTORS
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:

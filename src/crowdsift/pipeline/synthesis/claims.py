@@ -35,7 +35,9 @@ from dataclasses import dataclass
 
 from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import content_terms
+from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.injected_orders import addresses_the_model
+from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
 from crowdsift.pipeline.synthesis.specifics import find_specifics
 from crowdsift.pipeline.synthesis.stance import stance
 
@@ -60,8 +62,7 @@ _META = re.compile(
     r"|\bgood luck\b|\bhope (?:this|that) helps\b|^ymmv\b"
     r"|\bjust my (?:experience|two cents|opinion)"
     r"|\bnot an expert\b|\blearned (?:that|this|it) the hard way\b"
-    r"|^this is the answer\b|^exactly my experience\b"
-    r"|^can confirm\b|^same here\b|^seconding this\b|^\+1\b|^100% this\b|^came here to\b"
+    r"|^this is the answer\b|^came here to\b"
     r"|^(?:good|great|fair) (?:counter)?point\b|^good call\b|\bi'?ll try that\b"
     r"|\bdoes that make sense\b"
     r"|\bignore (?:all |any )?(?:previous|prior|above|earlier) instructions\b|\bsystem prompt\b"
@@ -69,14 +70,11 @@ _META = re.compile(
     r"|\b(?:update|edit): (?:went with|thanks|it worked)",
     re.IGNORECASE,
 )
-_THANKS = re.compile(
-    r"\b(?:thanks|thank you|thx|ty|appreciate(?:d)? it|cheers|much appreciated)\b", re.I
-)
+_THANKS = phrase_pattern(lexicon.THANKS)
 _REACTION = re.compile(
-    r"^(?:yep|yes|yeah|yup|no|nope|agreed|exactly|true|this|same|huh|eh|ok|okay|lol|wow|"
-    r"honestly|hard disagree|not sure i agree|it depends)[.!,]?$",
-    re.IGNORECASE,
+    rf"^{alternation(lexicon.ASSENT, lexicon.REACTIONS, lexicon.DISSENT)}[.!,]?$", re.IGNORECASE
 )
+_AGREES = re.compile(rf"^{alternation(lexicon.AGREEMENT)}(?!\w)", re.IGNORECASE)
 _INTRODUCTION = re.compile(r"^(?:[\w'-]+\s){0,4}here\b[,.]", re.IGNORECASE)
 """'Consultant here, …', 'Nurse here.'"""
 _ROLE_TENURE = re.compile(
@@ -95,7 +93,7 @@ _DURATION = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
-    r"^(?P<lead>(?:(?:quick|pro|small|buried|one|hot|big) )?tips?|(?:my )?two cents|imo|imho|fwiw|"
+    r"^(?P<lead>(?:(?:quick|pro|small|one|hot|big) )?tips?|(?:my )?two cents|imo|imho|fwiw|"
     r"from (?:my )?experience|in my experience|counter-?point|psa|note|honestly|tl;?dr|"
     r"unpopular opinion|(?=[^:]{0,90}:)(?:[^:]{0,90}\b(?:tip|take|thing|lesson|advice|learned|"
     r"learn|mentioned)\b[^:]{0,40}))\s*:\s+(?P<rest>\S.*)$",
@@ -107,8 +105,7 @@ _NEED = re.compile(
     re.IGNORECASE,
 )
 _AGREEING = re.compile(
-    r"^(?:(?:same here|can confirm|\+1(?: to this)?|100% this|seconding this|"
-    r"exactly my experience)[,;:.!]?|(?:agreed|yep|yeah|yup|this|exactly)[,;:.!])"
+    rf"^(?:{alternation(lexicon.AGREEMENT)}[,;:.!]?|{alternation(lexicon.ASSENT)}[,;:.!])"
     r"\s+(?P<rest>\S.*)$",
     re.IGNORECASE,
 )
@@ -130,20 +127,6 @@ _SUBJECT_AFTER_OPENING = re.compile(
 After another sentence it is that sentence's subject; opening a text, the thread's ("On a
 single charge it runs three days"). "it's worth …", "it's easier to …": an empty "it"."""
 
-_IMPERATIVE_TEXT = """
-    use set turn check make keep run try put add remove install reinstall uninstall update upgrade
-    downgrade restart reboot reset toggle force-close close open enable disable export import sync
-    re-sync resync pair unpair re-pair clear delete tag name say record clip charge start stop pick
-    choose get buy avoid do don't go look compare ask tell write migrate model pass raise lower pin
-    switch move test think plan schedule back format hold press tap long-press log sign connect
-    disconnect plug unplug let mark label create configure change increase decrease limit wait skip
-    ignore split group port regenerate review transcribe be apply mount flash update wipe grab
-    consider read follow power unmount drag copy paste select uncheck tick untick swap replace
-    contact email call return leave give watch stick go keep
-    support clamp measure prepend tighten loosen brace shim insulate seal pre-drill predrill
-    store build
-"""
-_IMPERATIVES = frozenset(_IMPERATIVE_TEXT.split())
 _CLAUSE_OPENER = re.compile(
     r"^(?:if|when|once|before|after|for|on|in|with|during|whenever|while)\b[^,;:]{0,120}[,:]\s*",
     re.IGNORECASE,
@@ -161,29 +144,14 @@ _PROBLEM = re.compile(
     r"crash\w*|drops?|disconnects?|breaks?)\b",
     re.IGNORECASE,
 )
-_CONFIRMED_FIX = re.compile(
-    r"\b(?:fixed it|fixes it|solved it|that fixed|this fixed|did the trick|worked for me|"
-    r"works every time|fixed (?:the|my) (?:issue|problem))\b",
-    re.IGNORECASE,
-)
+_CONFIRMED_FIX = phrase_pattern(lexicon.CONFIRMED_FIX)
 _WARNING = re.compile(
     r"^(?:[^,;:]{0,80}[,:]\s*)?(?:be careful|careful with|beware|watch out|avoid|don'?t|do not|"
     r"never|warning|make sure (?:you )?(?:don'?t|never))\b",
     re.IGNORECASE,
 )
-_RISK = re.compile(
-    r"\b(?:broke|broken|breaks|failed|fails|failure|stopped working|died|dead|returned|"
-    r"refund(?:ed)?|risks?|risky|overrated|subscription|privacy|beware|regret|downside|drawback|scam|buggy|"
-    r"bugs?|crash(?:es|ed)?|unreliable|not worth|hidden fees?|unsafe|dangerous|hazard|warranty|"
-    r"caveat|lost|silently|harder|worse|weaker|lag(?:s|ged)? behind|no longer|"
-    r"don'?t work|doesn'?t work|won'?t|can'?t)\b",
-    re.IGNORECASE,
-)
-_DECISION = re.compile(
-    r"\b(?:pick|choose|go with|start with|stick with|stay with|switch to|try both|test both|"
-    r"either (?:one|is|works)|whichever|depends on)\b",
-    re.IGNORECASE,
-)
+_RISK = phrase_pattern(lexicon.RISK)
+_DECISION = phrase_pattern(lexicon.DECISION)
 _ASKS = re.compile(
     r"^(?:anyone (?:else|here)|(?:would|is|does|do|are|should|could|was|did)n[’']?t "
     r"(?:that|this|it|you|they|he|she|we|i|there)\b)",
@@ -241,7 +209,7 @@ def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> s
         return "background"
     if addresses_the_model(text):
         return "meta"  # orders to a model or reader ("Ignore the evidence: …"), solved or not
-    if (_META.search(text) and not solved) or _REACTION.match(text):
+    if ((_META.search(text) or _AGREES.match(text)) and not solved) or _REACTION.match(text):
         return "meta"
     if _THANKS.search(text) and len(text.split()) <= 14:
         return "meta"
@@ -308,13 +276,10 @@ def is_instruction(sentence: str) -> bool:
             continue
         first = words[0].lower().strip(",.:;")
         # "Support was great", "Build quality is great": a noun phrase before its verb
-        subject = any(w.lower() in _NOT_OBJECT for w in words[1:3])
-        if first in _IMPERATIVES and not subject:
+        subject = any(w.lower() in lexicon.AUXILIARIES for w in words[1:3])
+        if first in lexicon.IMPERATIVES and not subject:
             return True
     return False
-
-
-_NOT_OBJECT = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "of"})
 
 
 def is_fix(sentence: str, item_text: str = "") -> bool:

@@ -15,14 +15,12 @@ from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS, looks_like_name
 from crowdsift.pipeline.reddit.planner import product_variants
+from crowdsift.pipeline.synthesis import lexicon
+from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
 
 # --- specifics: the concrete things a reader can act on ------------------------------------
 
-_UNITS = (
-    r"(?:[kmgt]i?b|[kmgt]bps|bytes?|tokens?|tok/s|t/s|it/s|params?|ms|µs|ns|sec(?:onds?)?|s|"
-    r"min(?:utes?)?|h|hrs?|hours?|days?|[kmg]?hz|k?wh?|mah|v|fps|rpm|dpi|nits|db|"
-    r"mm|cm|m|km|inch(?:es)?|ft|kg|g|lbs?|oz|°[cf]|c|%|x|k|b)"
-)
+_UNITS = alternation(lexicon.UNITS)
 _SPECIFIC_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # --max-batch 64, --no-cache, --threads=8
     ("flag", re.compile(r"(?<![\w-])--[a-z][\w-]*(?:[ =](?!-)[\w.:/]+)?", re.IGNORECASE)),
@@ -85,15 +83,7 @@ def specificity(text: str) -> int:
 
 # --- dissent --------------------------------------------------------------------------------
 
-_DISSENT = re.compile(
-    r"\b(?:i\s+(?:strongly\s+|respectfully\s+)?disagree|disagree|unpopular opinion|"
-    r"not worth|overrated|over-rated|i'?d avoid|i would avoid|avoid it|don'?t buy|do not buy|"
-    r"counter-?point|the opposite|i wouldn'?t|i would not|hard disagree|not sure i agree|"
-    r"respectfully,? no|push back|pushback|contrarian take|i'?ll be the dissent|"
-    r"i used to think that too|contrary to|not true|that'?s wrong|that is wrong|"
-    r"devil'?s advocate)\b",
-    re.IGNORECASE,
-)
+_DISSENT = phrase_pattern(lexicon.DISSENT)
 MIN_REASON_CHARS = 80
 """Dissent shorter than this, without a specific, is a grunt, not an argument."""
 
@@ -115,7 +105,7 @@ _WORD = r"[A-Za-z0-9](?:[\w.+#-]*[\w+#])?"
 """A name's word: may hold dots ("Node.js") but never ends with one (a full stop)."""
 _NAME = rf"{_WORD}(?:\s+(?-i:[A-Z0-9])(?:[\w.+#-]*[\w+#])?){{0,2}}"
 """An option: one word, then up to two capitalised words ("Dagster Cloud", never "Dagster last")."""
-_LEAD = r"(?:(?:the|a|an|our|my|their|his|her|plain|old)\s+)?"
+_LEAD = rf"(?:{alternation(lexicon.OPTION_DETERMINERS, lexicon.PLAIN_MODIFIERS)}\s+)?"
 _PIVOT_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
     # (pattern, strong): a weak verb ("went", "moved") needs a name-like option
     (
@@ -169,13 +159,7 @@ _PIVOT_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
     ),
     (re.compile(rf"(?<![\w.+#-])(?P<a>{_WORD})\s*(?:→|->|=>)\s*(?P<b>{_NAME})"), False),
 )
-_NOT_OPTION_TEXT = """
-    it this that them there here one another something anything nothing everything scratch
-    home work time day days week weeks month months year years
-"""
-_NOT_OPTIONS = frozenset(_NOT_OPTION_TEXT.split())
-_LEADING_TEXT = "the a an our my their his her we i you to from"
-_LEADING_WORDS = frozenset(_LEADING_TEXT.split())
+_LEADING_WORDS = lexicon.OPTION_DETERMINERS | lexicon.OPTION_EDGE_WORDS
 
 
 @dataclass(frozen=True)
@@ -213,7 +197,12 @@ def _named(option: str) -> bool:
 
 def _is_option(name: str) -> bool:
     key = normalise_option(name)
-    return bool(key) and any(ch.isalpha() for ch in key) and key not in _NOT_OPTIONS
+    return (
+        bool(key)
+        and any(ch.isalpha() for ch in key)
+        and key not in STOPWORDS
+        and key not in lexicon.NOT_OPTIONS
+    )
 
 
 def find_pivots(text: str) -> list[Pivot]:
@@ -264,17 +253,13 @@ def verdict(mentions: int, positive: int, negative: int, noun: str = "mention") 
 # --- option mentions ------------------------------------------------------------------------
 
 
-_GENERIC_HEAD_TEXT = "home smart open free cheap good best small large big mini pro new old"
-_GENERIC_HEADS = frozenset(_GENERIC_HEAD_TEXT.split())
-
-
 def option_pattern(option: str) -> re.Pattern[str]:
     """A case-insensitive whole-word pattern for an option and its spelling variants
     ('Otter.ai' also matches 'otter ai' and 'Otter'). A described option ("phone recording
     app") also matches its head word ("phone") unless that word is generic ("home")."""
     words = option.strip().lower().split()
     head = [words[0]] if len(words) > 1 and len(words[0]) >= 4 else []
-    head = [w for w in head if w not in STOPWORDS and w not in _GENERIC_HEADS]
+    head = [w for w in head if w not in STOPWORDS and w not in lexicon.GENERIC_HEADS]
     variants = sorted(
         {option.strip().lower(), *product_variants(option.strip()), *head}, key=len, reverse=True
     )

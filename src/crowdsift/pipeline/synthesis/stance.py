@@ -5,8 +5,9 @@ download), knows negation ("not good", "never crashed"), intensifiers and "but".
 
 - **idioms** of the communities we read, which VADER scores as neutral or the wrong way round
   ("a non-issue", "haven't looked back", "night and day", "rock solid", "a solution looking for a
-  problem"): each is replaced by a token carrying its valence before
-  VADER reads the sentence, so VADER's own negation and "but" rules still apply around it;
+  problem"; listed in ``lexicon`` with the words VADER lacks): each is replaced by a token
+  carrying its valence before VADER reads the sentence, so VADER's own negation and "but"
+  rules still apply around it;
 - **contrast**: a positive clause limited by "until", "unless", "except", "only if", "as long
   as" ("Prefect is great until you need …"), or followed by "but / though / although" and a
   negative clause ("fine, but painful to test"), is a **caveat**, never praise;
@@ -27,6 +28,8 @@ from typing import Literal
 
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
+from crowdsift.pipeline.synthesis import lexicon
+from crowdsift.pipeline.synthesis.lexicon import phrase_pattern
 from crowdsift.pipeline.synthesis.specifics import find_pivots, normalise_option
 
 Polarity = Literal["positive", "negative", "caveat", "neutral"]
@@ -37,46 +40,20 @@ lexicon word, "fine" included, as a stance)."""
 
 _GOOD, _BAD = "crowdsiftgood", "crowdsiftbad"
 _IDIOM_VALENCE = {_GOOD: 2.5, _BAD: -2.5}
-_WORD_VALENCE = {
-    # community vocabulary VADER lacks or scores as neutral
-    "saner": 2.0, "nicer": 1.8, "unmatched": 2.0, "flawless": 2.5, "flawlessly": 2.5, "stable": 1.5,
-    "reliable": 1.8, "painless": 2.0, "snappy": 1.5, "intuitive": 1.5, "robust": 1.5,
-    "testable": 1.2, "crashed": -1.8, "crashes": -1.8, "crash": -1.5, "buggy": -2.0,
-    "flaky": -1.8, "laggy": -1.5, "clunky": -1.5, "gimmicky": -1.2, "legacy": -0.8,
-    "awkward": -1.2, "harder": -1.0, "slower": -1.0, "pricey": -1.0, "overpriced": -2.0,
-    "bloated": -1.5, "footgun": -2.0, "footguns": -2.0,
-    # words VADER reads as praise that Reddit mostly uses otherwise ("by hand", "looks like")
-    "hand": 0.0, "like": 0.0,
-}  # fmt: skip
-_IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), token)
-    for pattern, token in (
-        (r"\bnon-?issue\b", _GOOD),
-        (r"\b(?:have ?n[o']t|haven't|never|not) (?:once )?looked back\b", _GOOD),
-        (r"\bnight and day\b", _GOOD),
-        (r"\brock[- ]solid\b", _GOOD),
-        (r"\bjust works\b", _GOOD),
-        (r"\bno[- ]brainer\b", _GOOD),
-        (r"\bgame[- ]?changer\b", _GOOD),
-        (r"\bkiller feature\b", _GOOD),
-        (r"\bworth (?:it|every penny|the (?:money|price|subscription))\b", _GOOD),
-        (r"\bpays? for itself\b", _GOOD),
-        (r"\bnothing else comes close\b", _GOOD),
-        (r"\b(?:i|we|you|they|people) (?:really |still |also |just )?(?:like|liked)\b", _GOOD),
-        (r"\bsolution looking for a problem\b", _BAD),
-        (r"\b(?:fell|falls|falling) apart\b", _BAD),
-        (r"\bmoved back\b", _BAD),
-        (r"\bnot worth (?:it|the \w+)\b", _BAD),
-        (r"\bwaste of (?:money|time)\b", _BAD),
-        (r"\b(?:a )?(?:nightmare|mess)\b", _BAD),
-    )
-)  # fmt: skip
-_LIMITING = re.compile(
-    r"\b(?:until|unless|except(?: when| for| if)?|only (?:if|when|for)|as long as|"
-    r"once you (?:need|hit|have|get)|the moment you|breaks? down (?:when|once|at))\b",
-    re.IGNORECASE,
+_IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (phrase_pattern(lexicon.PRAISE_IDIOMS), _GOOD),
+    # a person liking something: VADER's "like" is off (``lexicon.NOT_PRAISE``), the verb is not
+    (
+        re.compile(
+            r"\b(?:i|we|you|they|people) (?:really |still |also |just )?(?:like|liked)\b", re.I
+        ),
+        _GOOD,
+    ),
+    (phrase_pattern(lexicon.COMPLAINT_IDIOMS), _BAD),
 )
-_ADVERSATIVE = re.compile(r"\b(?:but|though|although|however|yet|whereas)\b", re.IGNORECASE)
+"""Praise first: "not worth it" becomes "not" + praise, which VADER's negation reads."""
+_LIMITING = phrase_pattern(lexicon.LIMITING)
+_ADVERSATIVE = phrase_pattern(lexicon.ADVERSATIVES)
 _CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|unlike|though|although)\b", re.I)
 
 
@@ -96,10 +73,9 @@ class Stance:
 def _analyzer() -> SentimentIntensityAnalyzer:
     analyzer = SentimentIntensityAnalyzer()
     analyzer.lexicon.update(_IDIOM_VALENCE)
-    analyzer.lexicon.update(_WORD_VALENCE)
-    for word, valence in _WORD_VALENCE.items():
-        if valence == 0.0:
-            analyzer.lexicon.pop(word, None)
+    analyzer.lexicon.update(lexicon.COMMUNITY_VALENCE.valences)
+    for word in lexicon.NOT_PRAISE:
+        analyzer.lexicon.pop(word, None)
     return analyzer
 
 
@@ -165,9 +141,7 @@ _PREFER = re.compile(
 )
 _CATCHING_UP = re.compile(r"\bcatching up (?:to|with)\s+(?P<o>[\w.+#'-]+)", re.IGNORECASE)
 _THAN = re.compile(r"\bthan\b", re.IGNORECASE)
-_UNLIKE = re.compile(r"\b(?:unlike|as opposed to|instead of)\b", re.IGNORECASE)
-"""What follows is the thing the sentence sets its subject against: its mood is not the
-sentence's stance."""
+_UNLIKE = phrase_pattern(lexicon.SET_AGAINST)
 
 
 def option_stance(
