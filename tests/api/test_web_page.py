@@ -340,13 +340,20 @@ def hostile_result() -> ResearchResult:
     when = datetime(2026, 1, 2, tzinfo=UTC).isoformat()
     synthesis = {
         "summary": f"{IMG} is the consensus [post:a1] and {SCRIPT} the dissent [comment:b2].",
-        "hidden_gems": [{"text": IMG, "sources": [JS_URL, SAFE_THREAD], "score": 9}],
-        "minority_report": [{"text": SCRIPT, "sources": [MIXED_JS_URL], "votes": 4}],
+        # each field its own sentence: the page shows a sentence once, in its first section
+        "hidden_gems": [{"text": f"gem {IMG}", "sources": [JS_URL, SAFE_THREAD], "score": 9}],
+        "minority_report": [{"text": f"dissent {SCRIPT}", "sources": [MIXED_JS_URL], "votes": 4}],
         "pivot_alerts": [
-            {"from_option": IMG, "to_option": SCRIPT, "text": IMG, "sources": [DATA_URL]}
+            {"from_option": IMG, "to_option": SCRIPT, "text": f"pivot {IMG}", "sources": [DATA_URL]}
         ],
         "comparison_table": [
-            {"option": IMG, "verdict": SCRIPT, "pros": [IMG], "cons": [SCRIPT], "sources": [JS_URL]}
+            {
+                "option": IMG,
+                "verdict": SCRIPT,
+                "pros": [f"pro {IMG}"],
+                "cons": [f"con {SCRIPT}"],
+                "sources": [JS_URL],
+            }
         ],
         "sources": [
             {"kind": "thread", "id": "a1", "url": JS_URL, "title": f"thread {IMG}"},
@@ -712,9 +719,12 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
         assert tab.outside == []
 
 
+UNQUOTED_THREAD = "https://www.reddit.com/r/gadgets/comments/z9/read_never_quoted/"
+
+
 def sample_partial_result() -> ResearchResult:
     """Sample data; the Reddit parts say ok while the result is partial; a comment is cited
-    together with its thread, another without it."""
+    together with its thread, another without it; a thread the answer read is never cited."""
     thread = "https://www.reddit.com/r/gadgets/comments/a1/plaud_after_a_month/"
     other = "https://www.reddit.com/r/gadgets/comments/b2/other_thread/"
     synthesis = {
@@ -740,6 +750,8 @@ def sample_partial_result() -> ResearchResult:
                 "sources": [
                     {"post_id": "a1", "url": thread, "subreddit": "gadgets",
                      "title": "Plaud after a month"},
+                    {"post_id": "z9", "url": UNQUOTED_THREAD, "subreddit": "gadgets",
+                     "title": "Read, never quoted"},
                 ],
                 "prompt_version": "v1",
                 "engine": "local",
@@ -791,11 +803,25 @@ def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
         entries = community.locator("ol.sources > li")
         expect(entries).to_have_count(2)  # two threads; comments are listed under them
         expect(entries.nth(0)).to_contain_text("[1]")
-        expect(entries.nth(0).locator(".cited-comments li")).to_have_text(["[2] comment"])
-        expect(entries.nth(1).locator(".src-n")).to_have_text(["[3]"])  # thread not a source
+        expect(entries.nth(0).locator(".src-quote")).to_have_text("“Owners like it.”")
+        expect(entries.nth(0).locator(".cited-comments li")).to_have_text(["[2] “Owners like it.”"])
+        expect(entries.nth(1).locator(".src-n")).to_have_text(["[3]"])  # thread not a source …
+        thread_link = entries.nth(1).locator(".src-thread a")  # … yet its title links to it
+        expect(thread_link).to_have_text("Other thread")
+        assert thread_link.get_attribute("href") == (
+            "https://www.reddit.com/r/gadgets/comments/b2/other_thread/"
+        )
+        expect(entries.nth(1).locator(".cited-comments li")).to_have_text(
+            ["[3] “Some bump the switch.”"]
+        )
+        # a thread read but never cited has nothing to number: one linked "also read" line
+        also = answer.locator(".also-read a")
+        expect(also).to_have_text(["Read, never quoted"])
+        assert also.get_attribute("href") == UNQUOTED_THREAD
         sources_text = community.locator("ol.sources").inner_text()
         assert sources_text.count("Plaud after a month") == 1
         assert sources_text.count("Other thread") == 1
+        assert "never quoted" not in sources_text
         prose = answer.locator(".prose").first.inner_text()
         assert "Owners like it [1][2]. Some bump the switch [3]." in prose
         expect(answer).to_contain_text("Battery lasts [2] and vanished.")  # unknown id dropped
