@@ -106,6 +106,9 @@ export function quoteOf(claim) {
   return `${(space > QUOTE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, "")}…`;
 }
 
+/** How the synthesis explains a minority-report pick; the page shows the votes instead. */
+const DISSENT_NOTE = /\s*\(Upvoted at or above its thread's median\b[\s\S]*\)\s*$/i;
+
 /**
  * What an answer's sections show, each sentence once in reading order (summary, highlights,
  * cautions, hidden gems, minority report, pivot alerts, comparison cells): an item with
@@ -124,7 +127,7 @@ export function shownAnswer(summary, synthesis) {
     return kept === null ? [] : [kept];
   });
   const linked = (items) => (items || []).flatMap((item) => {
-    const full = String(item.text ?? "");
+    const full = String(item.text ?? "").replace(DISSENT_NOTE, "");
     const kept = shown.keep(full);
     claims.push({ text: withoutMarkers(kept ?? full), refs: [...(item.sources || [])] });
     return kept === null ? [] : [{ ...item, text: kept }];
