@@ -332,6 +332,109 @@ def test_reddit_only_hides_expert_cards_and_keeps_the_demo_hostile_post_inert(
         assert tab.outside == []
 
 
+SOURCE_LIST_JS = """list => [...list.querySelectorAll(':scope > li')].map(group => {
+    const head = group.querySelector(':scope > .src-thread');
+    const link = head.querySelector('a');
+    const entry = (node, quote) => ({
+        n: node.querySelector('.src-n').textContent,
+        href: (node.querySelector(':scope > a, :scope > .src-thread a') || {}).href || null,
+        quote: quote ? quote.textContent : '',
+    });
+    return {
+        title: link ? link.textContent : head.textContent,
+        href: link ? link.href : null,
+        thread: head.querySelector('.src-n')
+            ? entry(group, group.querySelector(':scope > .src-quote')) : null,
+        comments: [...group.querySelectorAll('.cited-comments > li')].map(li => {
+            const a = li.querySelector('a');
+            return { n: li.querySelector('.src-n').textContent, href: a ? a.href : null,
+                     quote: a ? a.textContent : '' };
+        }),
+    };
+})"""
+SECTIONS_JS = """answer => [...answer.querySelectorAll('section.block')]
+    .filter(s => s.querySelector(':scope > h3') && s.querySelector(':scope > h3').textContent
+        !== 'Sources')
+    .map(s => [s.querySelector(':scope > h3').textContent,
+               s.innerText.slice(s.querySelector(':scope > h3').innerText.length)])"""
+
+
+def sentence_keys(text: str) -> list[str]:
+    """The sentences of shown text by their words (no [n], quotes, case or "(6 points)")."""
+    text = re.sub(r"\[\d+\]", " ", text)
+    keys = []
+    for piece in re.split(r"(?<=[.!?…])[\"”’)\]]*\s+|\n+", text):
+        piece = re.sub(r"\(\d+ points?\)", " ", piece)
+        key = " ".join(re.findall(r"\w+", piece.lower()))
+        if len(key.split()) >= 4:  # a badge ("157 votes") or a lone word is not a sentence
+            keys.append(key)
+    return keys
+
+
+def test_after_the_answer_renders_its_sources_are_one_list_of_quoted_numbered_links(
+    research_url: str, browser: Browser
+) -> None:
+    """A real demo-archive answer: one source list; every entry numbered, linked and quoting
+    the sentence it supports; comments under their thread; no sentence in two sections."""
+    with open_tab(browser, research_url) as tab:
+        page = tab.page
+        page.get_by_label("Your question").fill(
+            "Is the Plaud Note worth it compared to a phone recording app?"
+        )
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+        answers = page.locator("#community .reddit-summary")
+        expect(answers).to_have_count(1)
+        answer = answers.first
+        expect(answer.locator("ol.sources")).to_have_count(1)  # one list per answer
+        expect(page.locator("#community ol")).to_have_count(1)
+        groups: list[dict[str, Any]] = answer.locator("ol.sources").evaluate(SOURCE_LIST_JS)
+        assert len(groups) >= 3
+
+        sections = dict(answer.evaluate(SECTIONS_JS))
+        assert {"What the community says", "Cautions", "Minority report"} <= set(sections)
+        said = " ".join(sentence_keys(" ".join(sections.values())))
+        numbers: list[int] = []
+        for group in groups:
+            assert group["href"] and re.match(r"https?://", group["href"]), group  # title links
+            assert group["title"].strip() and not group["title"].startswith("http"), group
+            entries = ([group["thread"]] if group["thread"] else []) + group["comments"]
+            assert entries, f"a thread with nothing numbered under it: {group}"
+            for entry in entries:
+                assert re.fullmatch(r"\[\d+\]", entry["n"]), entry
+                numbers.append(int(entry["n"][1:-1]))
+                assert entry["href"] and re.match(r"https?://", entry["href"]), entry
+                counted = re.fullmatch(r"counted for “(.+)” in the comparison", entry["quote"])
+                if counted:  # a source of a comparison row says so, and the row is there
+                    assert counted[1] in sections["Comparison"], entry
+                    continue
+                quote = entry["quote"].strip("“”")
+                assert 20 <= len(quote) <= 161, entry
+                # the quote is a sentence the answer shows above, not a label
+                first = sentence_keys(quote.rstrip("…"))[0]
+                assert " ".join(first.split()[:6]) in said, (entry, said)
+            for comment in group["comments"]:  # under its own thread's title
+                assert comment["href"].startswith(group["href"]), (comment, group)
+        assert numbers == list(range(1, len(numbers) + 1)), numbers
+        assert len({g["title"] for g in groups}) == len(groups)  # each thread once
+
+        where: dict[str, str] = {}
+        for heading, text in sections.items():
+            for key in sentence_keys(text):
+                assert where.setdefault(key, heading) == heading, (
+                    f"{key!r} is in {where[key]!r} and again in {heading!r}"
+                )
+        shown = answer.inner_text()
+        assert "median" not in shown and "Upvoted at or above" not in shown
+        expect(answer.locator("section.block", has_text="Minority report").first).to_contain_text(
+            " votes"
+        )
+        for href in hrefs(page, "#community .also-read a"):
+            assert href.startswith("https://"), href
+        tab.assert_clean()
+        assert tab.outside == []
+
+
 # ---- crafted results: escaping everywhere -------------------------------------------------------
 
 
@@ -340,13 +443,20 @@ def hostile_result() -> ResearchResult:
     when = datetime(2026, 1, 2, tzinfo=UTC).isoformat()
     synthesis = {
         "summary": f"{IMG} is the consensus [post:a1] and {SCRIPT} the dissent [comment:b2].",
-        "hidden_gems": [{"text": IMG, "sources": [JS_URL, SAFE_THREAD], "score": 9}],
-        "minority_report": [{"text": SCRIPT, "sources": [MIXED_JS_URL], "votes": 4}],
+        # each field its own sentence: the page shows a sentence once, in its first section
+        "hidden_gems": [{"text": f"gem {IMG}", "sources": [JS_URL, SAFE_THREAD], "score": 9}],
+        "minority_report": [{"text": f"dissent {SCRIPT}", "sources": [MIXED_JS_URL], "votes": 4}],
         "pivot_alerts": [
-            {"from_option": IMG, "to_option": SCRIPT, "text": IMG, "sources": [DATA_URL]}
+            {"from_option": IMG, "to_option": SCRIPT, "text": f"pivot {IMG}", "sources": [DATA_URL]}
         ],
         "comparison_table": [
-            {"option": IMG, "verdict": SCRIPT, "pros": [IMG], "cons": [SCRIPT], "sources": [JS_URL]}
+            {
+                "option": IMG,
+                "verdict": SCRIPT,
+                "pros": [f"pro {IMG}"],
+                "cons": [f"con {SCRIPT}"],
+                "sources": [JS_URL],
+            }
         ],
         "sources": [
             {"kind": "thread", "id": "a1", "url": JS_URL, "title": f"thread {IMG}"},
@@ -712,9 +822,12 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
         assert tab.outside == []
 
 
+UNQUOTED_THREAD = "https://www.reddit.com/r/gadgets/comments/z9/read_never_quoted/"
+
+
 def sample_partial_result() -> ResearchResult:
     """Sample data; the Reddit parts say ok while the result is partial; a comment is cited
-    together with its thread, another without it."""
+    together with its thread, another without it; a thread the answer read is never cited."""
     thread = "https://www.reddit.com/r/gadgets/comments/a1/plaud_after_a_month/"
     other = "https://www.reddit.com/r/gadgets/comments/b2/other_thread/"
     synthesis = {
@@ -740,6 +853,8 @@ def sample_partial_result() -> ResearchResult:
                 "sources": [
                     {"post_id": "a1", "url": thread, "subreddit": "gadgets",
                      "title": "Plaud after a month"},
+                    {"post_id": "z9", "url": UNQUOTED_THREAD, "subreddit": "gadgets",
+                     "title": "Read, never quoted"},
                 ],
                 "prompt_version": "v1",
                 "engine": "local",
@@ -791,11 +906,25 @@ def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
         entries = community.locator("ol.sources > li")
         expect(entries).to_have_count(2)  # two threads; comments are listed under them
         expect(entries.nth(0)).to_contain_text("[1]")
-        expect(entries.nth(0).locator(".cited-comments li")).to_have_text(["[2] comment"])
-        expect(entries.nth(1).locator(".src-n")).to_have_text(["[3]"])  # thread not a source
+        expect(entries.nth(0).locator(".src-quote")).to_have_text("“Owners like it.”")
+        expect(entries.nth(0).locator(".cited-comments li")).to_have_text(["[2] “Owners like it.”"])
+        expect(entries.nth(1).locator(".src-n")).to_have_text(["[3]"])  # thread not a source …
+        thread_link = entries.nth(1).locator(".src-thread a")  # … yet its title links to it
+        expect(thread_link).to_have_text("Other thread")
+        assert thread_link.get_attribute("href") == (
+            "https://www.reddit.com/r/gadgets/comments/b2/other_thread/"
+        )
+        expect(entries.nth(1).locator(".cited-comments li")).to_have_text(
+            ["[3] “Some bump the switch.”"]
+        )
+        # a thread read but never cited has nothing to number: one linked "also read" line
+        also = answer.locator(".also-read a")
+        expect(also).to_have_text(["Read, never quoted"])
+        assert also.get_attribute("href") == UNQUOTED_THREAD
         sources_text = community.locator("ol.sources").inner_text()
         assert sources_text.count("Plaud after a month") == 1
         assert sources_text.count("Other thread") == 1
+        assert "never quoted" not in sources_text
         prose = answer.locator(".prose").first.inner_text()
         assert "Owners like it [1][2]. Some bump the switch [3]." in prose
         expect(answer).to_contain_text("Battery lasts [2] and vanished.")  # unknown id dropped

@@ -1,14 +1,16 @@
 // The one Reddit answer: direct answer, highlights and cautions, the staff-engineer sections that
-// have content, then ONE numbered source list — each source once, a comment under its thread —
-// that every [n] links into. The numbering mirrors the terminal's (crowdsift's
-// pipeline/synthesis/display.py, complete list): groups in reading order, numbers down the list.
-// Stored ids ([post:ID], [comment:ID]) never reach the page. All nodes come from dom.js.
+// have content, then ONE numbered source list that every [n] links into. Each sentence is shown
+// once (claims.js keeps it where it first appears). The list holds what the shown claims cite:
+// each thread (video, product) once, linked, with its cited comments under it, and every
+// numbered entry linked by the sentence it supports. The numbering mirrors the terminal's
+// (crowdsift's pipeline/synthesis/display.py): groups in reading order, numbers down the list;
+// threads read but never cited are one "Also read" line. Stored ids ([post:ID],
+// [comment:ID]) never reach the page. All nodes come from dom.js.
 
 import { badge, bulletList, cited, el, engineLabel, prose, section, sourceLink, statusBadge }
   from "./dom.js";
+import { quoteOf, shownAnswer } from "./claims.js";
 import { kindBadge, whereOf } from "./sources.js";
-
-const MARKER = /\[(post|comment):([^\]\s]+)\]/gi;
 
 /** A URL compared loosely, as crowdsift's url_key: host without www./m., path, YouTube's v. */
 export function urlKey(raw) {
@@ -69,25 +71,35 @@ function entriesOf(summary, synthesis) {
   return entries;
 }
 
-/** Citation keys of a text in reading order. */
-function refsIn(text) {
-  return [...String(text ?? "").matchAll(MARKER)].map((m) => `${m[1]}:${m[2]}`.toLowerCase());
+/** A thread's permalink from one of its comments' ("…/comments/ID/slug/COMMENT/" → "…/slug/"). */
+export function threadUrlOf(commentUrl) {
+  const match = /^(https?:\/\/[^/]+\/r\/[A-Za-z0-9_]+\/comments\/[A-Za-z0-9]+\/[^/?#]+\/)[^/?#]+\/?$/
+    .exec(String(commentUrl ?? "").trim());
+  return match ? match[1] : "";
 }
 
-/** The numbered list: groups of { thread entry|null, comments }, and lookups by key and URL. */
-export function sourceList(summary, synthesis, refs) {
+/**
+ * The numbered list for the claims shown, in reading order (``{ text, refs }``, refs being
+ * citation keys or permalinks): groups of { thread entry|null, comments, url }, each entry
+ * with the quote of the first claim citing it; ``alsoRead`` are the threads (videos,
+ * products) the answer read but quotes nothing from; lookups by key and URL give numbers.
+ */
+export function sourceList(summary, synthesis, claims) {
   const entries = entriesOf(summary, synthesis);
   const find = (ref) => (/^(post|comment):/i.test(ref)
     ? entries.find((e) => e.keys.includes(ref.toLowerCase()))
     : entries.find((e) => e.alias && e.alias === urlKey(ref)));
-  const chosen = [];
-  for (const ref of refs) {
-    const entry = find(ref);
-    if (entry && !chosen.includes(entry)) chosen.push(entry);
+  const quotes = new Map();
+  for (const claim of claims) {
+    for (const ref of claim.refs) {
+      const entry = find(ref);
+      if (entry && !quotes.has(entry)) {
+        quotes.set(entry, claim.quoted === false ? claim.text : `“${quoteOf(claim.text)}”`);
+      }
+    }
   }
-  entries.forEach((e) => chosen.includes(e) || chosen.push(e));
   const groups = new Map();
-  chosen.forEach((e) => groups.set(e.group, [...(groups.get(e.group) || []), e]));
+  for (const entry of quotes.keys()) groups.set(entry.group, [...(groups.get(entry.group) || []), entry]);
   const byKey = new Map();
   const byUrl = new Map();
   let count = 0;
@@ -95,20 +107,23 @@ export function sourceList(summary, synthesis, refs) {
     count += 1;
     entry.keys.forEach((k) => byKey.set(k, count));
     if (entry.alias) byUrl.set(entry.alias, count);
-    return { ...entry, n: count };
+    return { ...entry, n: count, quote: quotes.get(entry) };
   };
   const listed = [...groups.entries()].map(([group, members]) => {
     const thread = entries.find((e) => e.group === group && !e.comment) || null;
     const head = thread || members[0];
+    const cited = thread && members.includes(thread) ? number(thread) : null;
     return {
-      thread: thread ? number(thread) : null,
+      thread: cited,
+      url: thread ? thread.url : threadUrlOf(head.url),
       title: head.title,
       where: head.where || subredditOf(head.url),
       kind: head.kind,
       comments: members.filter((e) => e.comment).map(number),
     };
   });
-  return { groups: listed, byKey, byUrl };
+  const alsoRead = entries.filter((e) => !e.comment && !groups.has(e.group));
+  return { groups: listed, alsoRead, byKey, byUrl };
 }
 
 /** Why the overall status is not ok: the result's reason, else what its parts report. */
@@ -150,75 +165,85 @@ export function citeLink(prefix, n) {
 export function answerBlock(result, title, prefix = "reddit") {
   const summary = result.summary || null;
   const synthesis = (result.reddit_response && result.reddit_response.synthesis) || null;
-  const text = summary ? summary.summary : synthesis.summary;
-  const highlights = (summary && summary.highlights) || [];
-  const cautions = (summary && summary.cautions) || [];
-  const sectionRefs = [
-    ...((synthesis && synthesis.hidden_gems) || []), ...((synthesis && synthesis.minority_report) || []),
-    ...((synthesis && synthesis.pivot_alerts) || []), ...((synthesis && synthesis.comparison_table) || []),
-  ].flatMap((item) => item.sources || []);
-  const refs = [text, ...highlights, ...cautions].flatMap(refsIn).concat(sectionRefs);
-  const list = sourceList(summary, synthesis, refs);
+  const shown = shownAnswer(summary, synthesis);
+  const list = sourceList(summary, synthesis, shown.claims);
   const resolve = (m) => {
     const n = m[1] ? list.byKey.get(`${m[1]}:${m[2]}`.toLowerCase()) : undefined;
     return n ? { n, cite: citeLink(prefix, n) } : null;
   };
-  const links = (urls) => el("span", { className: "source-links" }, (urls || []).map((url) => {
-    const n = list.byUrl.get(urlKey(url));
-    return n ? [" ", citeLink(prefix, n)] : [];
-  }));
+  const links = (urls) => el("span", { className: "source-links" },
+    [...new Set((urls || []).map((url) => list.byUrl.get(urlKey(url))).filter(Boolean))]
+      .map((n) => [" ", citeLink(prefix, n)]));
   const engine = (summary && summary.engine) || result.engine;
   // The reason for a partial status is stated once, beside "Status:" above the answers.
   const parts = [el("h3", {}, title),
     el("p", { className: "card-meta answer-meta" }, statusBadge(result.status), " ",
       badge(engineLabel(engine)))];
-  parts.push(section("What the community says", prose(text, resolve)));
-  if (highlights.length) parts.push(section("Highlights", bulletList(highlights, (h) => cited(h, resolve))));
-  if (cautions.length) parts.push(section("Cautions", bulletList(cautions, (c) => cited(c, resolve))));
-  if (synthesis) parts.push(...synthesisSections(synthesis, links));
+  parts.push(section("What the community says", prose(shown.text, resolve)));
+  const items = (heading, texts) => texts.length
+    && parts.push(section(heading, bulletList(texts, (t) => cited(t, resolve))));
+  items("Highlights", shown.highlights);
+  items("Cautions", shown.cautions);
+  parts.push(...synthesisSections(shown, links));
   if (list.groups.length) parts.push(section("Sources", sourcesList(list, prefix)));
+  if (list.alsoRead.length) parts.push(alsoRead(list.alsoRead));
   return el("section", { className: "block reddit-summary" }, parts);
 }
 
+/** Each thread (video, product) once, linked; under it its cited comments, each numbered
+ * and linked by the sentence it supports. A thread cited itself is numbered too. */
 function sourcesList(list, prefix) {
   return el("ol", { className: "sources" }, list.groups.map((group) => {
-    const head = group.thread
-      ? [el("span", { className: "src-n" }, `[${group.thread.n}]`), " ", kindBadge(group.kind), " ",
-        sourceLink(group.thread.url, String(group.title || group.thread.url)), " ",
-        el("span", { className: "hint" }, String(group.where))]
-      : [kindBadge(group.kind), " ", el("span", { className: "thread-title" }, String(group.title)),
-        " ", el("span", { className: "hint" }, String(group.where))];
+    const thread = group.thread;
+    const head = el("p", { className: "src-thread" },
+      thread ? [el("span", { className: "src-n" }, `[${thread.n}]`), " "] : null,
+      kindBadge(group.kind), " ",
+      sourceLink(group.url, String(group.title || group.url),
+        thread ? `${String(group.title)}, source ${thread.n}` : String(group.title)),
+      " ", el("span", { className: "hint" }, String(group.where)));
     const comments = group.comments.length
       ? el("ul", { className: "cited-comments" }, group.comments.map((c) =>
-        el("li", { id: anchor(prefix, c.n) }, el("span", { className: "src-n" }, `[${c.n}]`), " ",
-          sourceLink(c.url, "comment", `comment, source ${c.n}`))))
+        el("li", { id: anchor(prefix, c.n), className: "src-entry" },
+          el("span", { className: "src-n" }, `[${c.n}]`), " ",
+          sourceLink(c.url, c.quote, `comment, source ${c.n}`))))
       : null;
-    return el("li", { "data-kind": String(group.kind),
-      id: group.thread ? anchor(prefix, group.thread.n) : null }, head, comments);
+    return el("li", { className: thread ? "src-group src-entry" : "src-group",
+      "data-kind": String(group.kind), id: thread ? anchor(prefix, thread.n) : null },
+    head, thread ? el("p", { className: "src-quote" }, thread.quote) : null, comments);
   }));
 }
 
-function synthesisSections(synthesis, links) {
+/** The threads the answer read without quoting them: linked, not numbered (nothing cites them). */
+function alsoRead(entries) {
+  return el("p", { className: "also-read hint" }, "Also read, not quoted: ",
+    entries.map((e, i) => [i ? " · " : "", sourceLink(e.url, String(e.title || e.url))]));
+}
+
+function synthesisSections(shown, links) {
   const parts = [];
-  if ((synthesis.hidden_gems || []).length) {
-    parts.push(section("Hidden gems", bulletList(synthesis.hidden_gems, (g) =>
+  if (shown.gems.length) {
+    parts.push(section("Hidden gems", bulletList(shown.gems, (g) =>
       [cited(g.text), " ", badge(`▲ ${Number(g.score) || 0}`), links(g.sources)])));
   }
-  if ((synthesis.minority_report || []).length) {
-    parts.push(section("Minority report", bulletList(synthesis.minority_report, (m) =>
+  if (shown.minority.length) {
+    parts.push(section("Minority report", bulletList(shown.minority, (m) =>
       [cited(m.text), " ", badge(`${Number(m.votes) || 0} votes`), links(m.sources)])));
   }
-  if ((synthesis.pivot_alerts || []).length) {
-    parts.push(section("Pivot alerts", bulletList(synthesis.pivot_alerts, (p) => [
+  if (shown.pivots.length) {
+    parts.push(section("Pivot alerts", bulletList(shown.pivots, (p) => [
       el("strong", {}, `${String(p.from_option)} → ${String(p.to_option)}: `), cited(p.text),
       p.first_seen ? ` (${String(p.first_seen).slice(0, 10)} – ${String(p.last_seen ?? "").slice(0, 10)})` : "",
       links(p.sources)])));
   }
-  if ((synthesis.comparison_table || []).length) {
-    parts.push(section("Comparison", comparisonTable(synthesis.comparison_table, links)));
+  if (shown.table.length) {
+    parts.push(section("Comparison", comparisonTable(shown.table, links)));
   }
   return parts;
 }
+
+/** A pros / cons cell; one whose sentences are all quoted above says so. */
+const cell = (items) => (items.length ? bulletList(items)
+  : el("span", { className: "hint" }, "(quoted above)"));
 
 function comparisonTable(rows, links) {
   const head = el("tr", {}, ["Option", "Verdict", "Pros", "Cons", "Sources"].map((h) =>
@@ -226,8 +251,8 @@ function comparisonTable(rows, links) {
   const body = rows.map((row) => el("tr", {},
     el("th", { scope: "row" }, String(row.option)),
     el("td", {}, String(row.verdict)),
-    el("td", {}, bulletList(row.pros)),
-    el("td", {}, bulletList(row.cons)),
+    el("td", {}, cell(row.pros)),
+    el("td", {}, cell(row.cons)),
     el("td", {}, links(row.sources))));
   return el("div", { className: "table-wrap" },
     el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
