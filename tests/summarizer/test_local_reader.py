@@ -32,6 +32,7 @@ from crowdsift.pipeline.synthesis.sections import (
     comparison_table,
     minority_report,
     pivot_alerts,
+    sections,
 )
 from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
 from crowdsift.pipeline.synthesis.stance import option_stance, stance
@@ -316,7 +317,7 @@ def test_the_minority_report_shows_one_dissent_once_and_says_argued_only_when_it
     texts = [claim.text for claim in report]
     assert len(texts) == 2 == len(set(texts))
     assert report[0].cites == ["comment:m1", "comment:m2", "comment:m3"]
-    assert "with a reason" in texts[0] and "at length" not in texts[0]
+    assert texts[0] == "The migration cost is real." and "argued" not in texts[0]
     assert "argued" in texts[1]
 
 
@@ -368,3 +369,18 @@ def test_a_direct_answer_names_something_as_specific_as_the_best_one() -> None:
     assert tapcon[3].fix and "That fixed it" in tapcon[3].text
     assert on_subject(question, tapcon, scores, [0, 1, 2, 3]) == [0, 1, 3]
     assert on_subject(question, tapcon, scores, [0]) == [0]
+
+
+def test_dissent_the_answer_already_quotes_is_not_reported_again() -> None:
+    dissent = "Hard disagree. The migration cost is real and it took us four months."
+    items = [
+        Item("comment:d1", dissent, 9, 0, 0, True),
+        Item("comment:d2", "Dagster is fine for us.", 2, 0, 0, True),
+    ]
+    limits = Limits(max_dissent=3)
+    embedder = HashingEmbedder()
+    alone = sections("Airflow or Dagster?", items, embedder, limits)
+    assert [c.cites for c in alone.minority_report] == [["comment:d1"]]
+    shown = ["The migration cost is real and it took us four months."]
+    quoted = sections("Airflow or Dagster?", items, embedder, limits, shown=shown)
+    assert quoted.minority_report == []

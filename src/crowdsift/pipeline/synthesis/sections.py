@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz
 
-from crowdsift.core.sentences import truncate_words
+from crowdsift.core.sentences import split_sentences, truncate_words
 from crowdsift.engines.embedding import Embedder, blended_relevance
 from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.claims import statements
@@ -109,7 +109,7 @@ def sections(
     return AnswerDraft(
         summary="",
         hidden_gems=hidden_gems(question, nearby, embedder, limits.max_gems, shown=shown),
-        minority_report=minority_report(said, limits.max_dissent),
+        minority_report=_unsaid(minority_report(said, len(said)), shown)[: limits.max_dissent],
         pivot_alerts=pivot_alerts(items),  # a title can report a move ("Left Airflow for …")
         comparison_table=comparison_table(limits.compared, nearby, said) + picks,
     )
@@ -218,10 +218,10 @@ def minority_report(items: Sequence[Item], limit: int) -> list[DraftClaim]:
     found.sort(key=lambda f: (f[0], f[1]))
     chosen: list[DraftClaim] = []
     for _, _, text, item in found:
-        quote = text.split(" (Upvoted", 1)[0]
+        quote = text.split(" (argued", 1)[0]
         twin = next(
             (c for c in chosen
-             if fuzz.ratio(c.text.split(" (Upvoted", 1)[0], quote) >= TWIN_SIMILARITY),
+             if fuzz.ratio(c.text.split(" (argued", 1)[0], quote) >= TWIN_SIMILARITY),
             None,
         )  # fmt: skip
         if twin is not None:
@@ -232,9 +232,20 @@ def minority_report(items: Sequence[Item], limit: int) -> list[DraftClaim]:
     return chosen
 
 
+def _unsaid(claims: list[DraftClaim], shown: Collection[str]) -> list[DraftClaim]:
+    """The dissent no other part of the answer already quotes: a sentence is shown once."""
+    said = {_key(text) for text in shown}
+    return [
+        claim
+        for claim in claims
+        if not any(_key(s) in said for s in split_sentences(claim.text.split(" (argued")[0]))
+    ]
+
+
 def _dissent_text(item: Item, marker: str) -> str | None:
-    """The claims from the marker on, and why it is competent dissent; None when it argues
-    nothing (a marker alone, "Not sure I agree.", is a grunt, not an argument)."""
+    """The claims from the marker on, and, when it argued more than a reason, how (in a
+    reader's words: its votes are shown beside it); None when it argues nothing (a marker
+    alone, "Not sure I agree.", is a grunt, not an argument)."""
     claims = [c.text for c in statements(item.text)]
     sentences = [s for s in claims if marker.lower() in s.lower()]
     start = claims.index(sentences[0]) if sentences else _after_marker(item.text, marker, claims)
@@ -244,12 +255,10 @@ def _dissent_text(item: Item, marker: str) -> str | None:
     quote = truncate_words(" ".join(argued[:2]), CLAIM_CHARS)
     specifics = [s.text for s in find_specifics(" ".join(argued))][:3]
     if specifics:
-        why = f"argued with specifics ({', '.join(specifics)})"
-    elif len(argued) >= ARGUED_CLAIMS:
-        why = "argued at length rather than asserted"
-    else:
-        why = "with a reason"
-    return f"{quote} (Upvoted at or above its thread's median, {why}.)"
+        return f"{quote} (argued with specifics: {', '.join(specifics)})"
+    if len(argued) >= ARGUED_CLAIMS:
+        return f"{quote} (argued at length)"
+    return quote
 
 
 def _after_marker(text: str, marker: str, claims: Sequence[str]) -> int:
