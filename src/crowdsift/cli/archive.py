@@ -1,9 +1,9 @@
 """``crowdsift archive``: import dumps into a local archive and see what it holds.
 
 Mounted by the main CLI as a sub-app. Output is for people (a table) unless ``--json``; a
-progress bar appears only on a terminal. Exit status: 1 when a file could not be read (the
-others are still imported) or the archive cannot be used, 0 otherwise (bad lines are
-reported, not fatal).
+progress bar appears only on a terminal. Exit status: 1 when a file could not be read or gave
+no record at all (the others are still imported) or the archive cannot be used, 0 otherwise
+(bad lines in a file that gave records are reported, not fatal).
 """
 
 from __future__ import annotations
@@ -29,7 +29,12 @@ from rich.text import Text
 from crowdsift.cli.support import exit_codes
 from crowdsift.core.config import SourceName, get_settings
 from crowdsift.core.errors import CrowdsiftError
-from crowdsift.sources.archive.importer import ImportProgress, ImportReport, import_files
+from crowdsift.sources.archive.importer import (
+    FileReport,
+    ImportProgress,
+    ImportReport,
+    import_files,
+)
 from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
 from crowdsift.sources.archive.stats import archive_stats
 from crowdsift.sources.archive.vectors import (
@@ -355,19 +360,46 @@ def _report_table(report: ImportReport) -> Table:
         table.add_column(column, justify="right")
     table.add_column("status")
     for f in report.files:
-        status = "unreadable" if f.error and not f.lines else "partial" if f.error else "ok"
         counts = (f.lines, f.posts, f.comments, f.skipped, f.bad_lines)
-        table.add_row(Text(Path(f.path).name), *(f"{n:,}" for n in counts), status)
+        table.add_row(Text(Path(f.path).name), *(f"{n:,}" for n in counts), _status(f))
     totals = (report.lines, report.posts, report.comments, report.skipped, report.bad_lines)
     table.add_row("total", *(f"{n:,}" for n in totals), "", style="bold")
     return table
 
 
+def _status(f: FileReport) -> str:
+    """ok; partial (records kept, then the file failed); failed (read, but no record came of
+    it); unreadable (not read at all). The shape of a CSV file is said here too."""
+    if f.error and not (f.posts or f.comments):
+        return "unreadable" if not f.lines else "failed"
+    status = "partial" if f.error else "ok"
+    if f.format in ("csv-posts", "csv-comments"):
+        status += f" ({f.format.removeprefix('csv-')})"
+    return status
+
+
+SHOWN_BAD_LINES = 3
+"""Bad lines printed per file, as examples; ``--json`` holds the first 20 and the count."""
+
+
 def _print_bad_lines(report: ImportReport) -> None:
-    """``file:line: reason`` for the first bad lines of each file (plain, never markup)."""
+    """``file:line: reason`` for the first bad lines of each file that gave records, then how
+    many were left out (plain, never markup). A file that gave none is not listed here: its
+    error says the first reason, once."""
     for f in report.files:
-        for bad in f.first_bad_lines:
+        if not f.bad_lines or not (f.posts or f.comments):
+            continue
+        shown = f.first_bad_lines[:SHOWN_BAD_LINES]
+        for bad in shown:
             typer.echo(f"{f.path}:{bad.line_no}: {bad.reason}", err=True)
-        hidden = f.bad_lines - len(f.first_bad_lines)
-        if hidden > 0:
-            typer.echo(f"{f.path}: … and {hidden:,} more bad lines", err=True)
+        kept = f.posts + f.comments
+        which = "above" if len(shown) == f.bad_lines else f"the first {len(shown)} above"
+        typer.echo(
+            f"{f.path}: {f.bad_lines:,} bad {_plural(f.bad_lines, 'line')} left out "
+            f"({which}); {kept:,} {_plural(kept, 'record')} imported",
+            err=True,
+        )
+
+
+def _plural(count: int, word: str) -> str:
+    return word if count == 1 else f"{word}s"

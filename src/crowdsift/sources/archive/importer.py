@@ -14,8 +14,9 @@ Records are stored compressed with a dictionary trained on the archive's own dat
 writing anything, so every row (and every worker) uses the same dictionary.
 
 A bad line is counted, the first few are kept with their line number and reason, and the
-import carries on. A file that cannot be read is recorded in the report (``error``) and the
-other files are still imported.
+import carries on. A file that cannot be read, or that gives no record at all, is recorded in
+the report (``error``) and the other files are still imported: a file of garbage is a
+failure, never an import that found nothing.
 """
 
 from __future__ import annotations
@@ -35,14 +36,19 @@ from crowdsift.core.errors import DumpFormatError
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy
 from crowdsift.sources.archive import codec, db
-from crowdsift.sources.archive.api_json import check_api_document, iter_api_things
+from crowdsift.sources.archive.api_json import (
+    api_records,
+    check_api_document,
+    document_problem,
+)
 from crowdsift.sources.archive.parallel import ParseWorkers, worker_count
 from crowdsift.sources.archive.parse import (
+    ApiDocument,
     BadRecordError,
+    CommentRow,
     PostRow,
     Record,
-    parse_line,
-    record_from_dict,
+    parse_line_or_document,
 )
 from crowdsift.sources.archive.parse_worker import PreparedChunk
 from crowdsift.sources.archive.scrub import scrub_data, scrub_existing
@@ -73,10 +79,17 @@ class BadLine(BaseModel):
 
 
 class FileReport(BaseModel):
-    """What one input file contributed. ``lines`` = posts + comments + skipped + bad_lines."""
+    """What one input file contributed.
+
+    ``lines`` = posts + comments + skipped + bad_lines when each line (or thing of a JSON
+    document, or CSV row) is one record; a line holding a whole API answer counts once and
+    contributes all of its records. A file that gives no record at all has an ``error``.
+    """
 
     path: str
-    format: str | None = Field(None, description="'ndjson' or 'api-json'")
+    format: str | None = Field(
+        None, description="'ndjson', 'api-json', 'csv-posts' or 'csv-comments'"
+    )
     lines: int = 0
     posts: int = 0
     comments: int = 0
@@ -276,7 +289,7 @@ class _FileImport:
                 continue
             self.lines += 1
             try:
-                record = parse_line(line)
+                record = parse_line_or_document(line)
             except BadRecordError as exc:
                 self.bad(line_no, exc.reason)
                 continue
@@ -286,10 +299,26 @@ class _FileImport:
                 continue
             if type(record) is PostRow:
                 self.posts += 1
-            else:
+            elif type(record) is CommentRow:
                 self.comments += 1
+            else:  # a saved API answer on one line: rare, so it may cost a call
+                self.document(line_no, record.doc)  # type: ignore[union-attr]
+                continue
             if add(record, line):
                 self.flush()
+
+    def document(self, line_no: int, doc: object, retrieved: int = 0) -> None:
+        """The records of an API answer saved as one line; a bad one is reported with the
+        line's number, and a line that is no such answer is bad as a whole."""
+        problem = document_problem(doc)
+        if problem is not None:
+            self.bad(line_no, problem)
+            return
+        for item in api_records(doc, retrieved):
+            if isinstance(item, BadRecordError):
+                self.bad(line_no, item.reason)
+            else:
+                self.take(item)
 
     def _pool(self) -> ParseWorkers | None:
         """The worker processes, if there are any and this file is big enough for them."""
@@ -328,14 +357,12 @@ class _FileImport:
         """Every thing of a saved API answer; ``n`` (document order) stands in for a line."""
         self.format = "api-json"
         check_api_document(doc, self.path)
-        for n, (kind, data) in enumerate(iter_api_things(doc), 1):
+        for n, item in enumerate(api_records(doc, retrieved), 1):
             self.lines += 1
-            try:
-                record = record_from_dict(data, kind=kind, retrieved_default=retrieved)
-            except BadRecordError as exc:
-                self.bad(n, exc.reason)
-                continue
-            self.take(record)
+            if isinstance(item, BadRecordError):
+                self.bad(n, item.reason)
+            else:
+                self.take(item)
 
 
 def ensure_dictionary(conn: sqlite3.Connection, paths: list[Path], policy: AuthorPolicy) -> None:
@@ -378,13 +405,17 @@ def _samples(path: Path, quota: int, policy: AuthorPolicy) -> list[bytes]:
                 if len(samples) >= quota:
                     break
                 try:
-                    record = parse_line(line) if line.strip() else None
+                    parsed = parse_line_or_document(line) if line.strip() else None
                 except BadRecordError:
                     continue
-                if record is None:
-                    continue
-                scrub_data(record.data, policy, record.author, policy.hash(record.author), line)
-                samples.append(codec.to_json(record.data))
+                if isinstance(parsed, ApiDocument):
+                    records = [r for r in api_records(parsed.doc) if isinstance(r, tuple)]
+                    line = b""
+                else:
+                    records = [] if parsed is None else [parsed]
+                for record in records:
+                    scrub_data(record.data, policy, record.author, policy.hash(record.author), line)
+                    samples.append(codec.to_json(record.data))
     except READ_ERRORS:
         return samples
     return samples
@@ -405,12 +436,33 @@ def _import_file(
                 job.error = _describe(exc, path, job.lines)
             job.flush()
             writer.wait()  # the file's last batch is committed before it is reported
-            return job.to_report()
+            report = job.to_report()
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        report = FileReport(path=str(path), error=f"cannot read {path}: {reason}")
-        log.warning("archive_import_unreadable", path=str(path), error=report.error)
-        return report
+        # Not logged as a warning: the report carries it, and the CLI prints it once.
+        return FileReport(path=str(path), error=f"cannot read {path}: {reason}")
+    if report.error is None and not report.posts and not report.comments:
+        report.error = nothing_imported(report)
+    return report
+
+
+def nothing_imported(report: FileReport) -> str:
+    """Why a file that could be read gave no record: a failure, never "nothing found"."""
+    path = report.path
+    if report.bad_lines and report.first_bad_lines:
+        first = report.first_bad_lines[0]
+        return (
+            f"{path}: nothing imported: all {report.bad_lines:,} of its {report.lines:,} lines "
+            f"were bad, the first (line {first.line_no}) because: {first.reason}. crowdsift "
+            "imports Pushshift/Arctic Shift NDJSON dumps, saved Reddit or Pushshift API JSON "
+            "and CSV files with a header"
+        )
+    if report.skipped:
+        return (
+            f"{path}: nothing imported: its {report.skipped:,} records are neither posts nor "
+            "comments (`more` stubs, subreddits, users…)"
+        )
+    return f"{path}: nothing imported: the file holds no records"
 
 
 def _dispatch(job: _FileImport, stream: LineStream, path: Path, mtime: int) -> None:
@@ -465,5 +517,6 @@ def _describe(exc: BaseException, path: Path, lines: int) -> str:
             f"{path} is corrupt or truncated after line {lines} "
             f"({type(exc).__name__}: {exc}); download it again and re-import"
         )
-    log.warning("archive_import_file_error", path=str(path), error=message)
+    # Not a warning: the report carries it and the CLI prints it, once.
+    log.debug("archive_import_file_error", path=str(path), error=message)
     return message

@@ -49,7 +49,7 @@ from crowdsift.core.since import since_epoch
 from crowdsift.core.source import RawThing, SearchPage
 from crowdsift.sources.archive.db import codec_of
 from crowdsift.sources.archive.normalise import normalise_comment, normalise_post
-from crowdsift.sources.archive.parse import bare_id
+from crowdsift.sources.archive.parse import bare_id, subreddit_key
 from crowdsift.sources.archive.vectors import VectorIndex, nearest
 
 log = get_logger(__name__)
@@ -171,14 +171,6 @@ def build_match(term: str) -> str | None:
     return None if terms is None else "{title selftext} : " + terms
 
 
-def normalise_subreddit_name(name: str) -> str:
-    """'/r/HomeImprovement/' → 'homeimprovement' (archives store subreddits lowercased)."""
-    cleaned = name.strip().strip("/")
-    if cleaned[:2].lower() == "r/":
-        cleaned = cleaned[2:]
-    return cleaned.strip().lower()
-
-
 MATCHED_SUBREDDITS = 8
 """Up to this many subreddits in one search are also matched inside the index (a cheap
 intersection that keeps a common word's walk short); more are only filtered exactly."""
@@ -189,7 +181,7 @@ def held_subreddits(conn: sqlite3.Connection, subreddit: str, archive: str) -> l
 
     A multireddit searches those it holds and names the others in a warning; raises
     ``SubredditUnavailableError`` when it holds none of them."""
-    parts = (normalise_subreddit_name(part) for part in subreddit.split("+"))
+    parts = (subreddit_key(part) for part in subreddit.split("+"))
     names = list(dict.fromkeys(name for name in parts if name))
     held = [
         name
@@ -438,7 +430,7 @@ def newest_created(conn: sqlite3.Connection, subreddits: Sequence[str]) -> int |
         return None if row is None or row[0] is None else int(row[0])
     stamps = [
         row[0]
-        for name in dict.fromkeys(normalise_subreddit_name(s) for s in subreddits)
+        for name in dict.fromkeys(subreddit_key(s) for s in subreddits)
         if (row := conn.execute(
             "SELECT max(created_utc) FROM posts WHERE subreddit = ?", (name,)
         ).fetchone()) is not None and row[0] is not None
