@@ -29,14 +29,12 @@ from rich.text import Text
 from crowdsift.cli.support import exit_codes
 from crowdsift.core.config import SourceName, get_settings
 from crowdsift.core.errors import CrowdsiftError
-from crowdsift.sources.archive.importer import (
-    FileReport,
-    ImportProgress,
-    ImportReport,
-    import_files,
-)
+from crowdsift.sources.archive.csv_rows import parse_columns_option
+from crowdsift.sources.archive.importer import ImportProgress, import_files
 from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
+from crowdsift.sources.archive.report import FileReport, ImportReport
 from crowdsift.sources.archive.stats import archive_stats
+from crowdsift.sources.archive.streams import content_suffix
 from crowdsift.sources.archive.vectors import (
     AUTO_EMBED_LIMIT,
     EmbedReport,
@@ -68,7 +66,8 @@ def import_command(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Dump files (RS_*/RC_* NDJSON, plain or .zst/.gz/.bz2/.xz) or saved API .json."
+            help="Dump files (RS_*/RC_* NDJSON, plain or .zst/.gz/.bz2/.xz), saved API answers "
+            "(.json, or one per NDJSON line) or .csv files with a header."
         ),
     ],
     archive: ArchiveOption = None,
@@ -81,15 +80,26 @@ def import_command(
             f"{AUTO_EMBED_LIMIT:,} threads lack it; else `crowdsift archive embed` adds it).",
         ),
     ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="CSV columns whose names say nothing, as field=column,… (e.g. "
+            "body=comment_text,post_id=submission). Fields: id, title, selftext, body, text, "
+            "score, created_utc, subreddit, post_id (link_id), parent_id, permalink (url), "
+            "author, num_comments.",
+        ),
+    ] = None,
 ) -> None:
     """Import dump files into the archive (re-importing the same files changes nothing)."""
     target = archive if archive is not None else default_archive_path(get_settings())
+    mapping = _columns_mapping(columns, files)
     console = Console()
     try:
         if console.is_terminal and not as_json:
-            report = _import_with_bar(files, target, console)
+            report = _import_with_bar(files, target, console, mapping)
         else:
-            report = import_files(files, target)
+            report = import_files(files, target, columns=mapping)
     except CrowdsiftError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -322,7 +332,24 @@ class _BarState:
     size: int = 0
 
 
-def _import_with_bar(files: list[Path], target: Path, console: Console) -> ImportReport:
+def _columns_mapping(option: str | None, files: list[Path]) -> dict[str, str]:
+    """``--columns`` as {field: column}; exit 2 when it is malformed or no file is CSV."""
+    if option is None:
+        return {}
+    try:
+        mapping = parse_columns_option(option)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if not any(content_suffix(path) == ".csv" for path in files):
+        typer.echo("error: --columns maps the columns of .csv files; none is given", err=True)
+        raise typer.Exit(2)
+    return mapping
+
+
+def _import_with_bar(
+    files: list[Path], target: Path, console: Console, mapping: dict[str, str] | None = None
+) -> ImportReport:
     """Import with one bar over the total bytes of all files on disk."""
     total = sum(p.stat().st_size for p in files if p.is_file())
     columns = (
@@ -347,7 +374,7 @@ def _import_with_bar(files: list[Path], target: Path, console: Console) -> Impor
                 description=f"{Path(event.file).name}: {event.records:,} records",
             )
 
-        return import_files(files, target, progress=on_progress)
+        return import_files(files, target, progress=on_progress, columns=mapping)
 
 
 def _report_table(report: ImportReport) -> Table:

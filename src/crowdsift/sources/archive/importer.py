@@ -22,14 +22,13 @@ failure, never an import that found nothing.
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-from pydantic import BaseModel, Field
 
 from crowdsift.core.config import get_settings
 from crowdsift.core.errors import DumpFormatError
@@ -41,6 +40,7 @@ from crowdsift.sources.archive.api_json import (
     check_api_document,
     document_problem,
 )
+from crowdsift.sources.archive.csv_rows import CsvRecords, PostSubreddit, plan_layout
 from crowdsift.sources.archive.parallel import ParseWorkers, worker_count
 from crowdsift.sources.archive.parse import (
     ApiDocument,
@@ -49,8 +49,16 @@ from crowdsift.sources.archive.parse import (
     PostRow,
     Record,
     parse_line_or_document,
+    record_from_dict,
 )
 from crowdsift.sources.archive.parse_worker import PreparedChunk
+from crowdsift.sources.archive.report import (
+    MAX_BAD_LINES_KEPT,
+    BadLine,
+    FileReport,
+    ImportReport,
+    nothing_imported,
+)
 from crowdsift.sources.archive.scrub import scrub_data, scrub_existing
 from crowdsift.sources.archive.streams import (
     COMPRESSED_SUFFIXES,
@@ -63,62 +71,13 @@ from crowdsift.sources.archive.writer import BackgroundCheckpointer, BatchWriter
 log = get_logger(__name__)
 
 BATCH_SIZE = 20_000
-MAX_BAD_LINES_KEPT = 20
 PARALLEL_MIN_BYTES = 32 << 20
 """NDJSON with less text than this (about 20,000 records) is parsed in-process: a worker
 process would not pay for its start. Measured: 20,000 records took as long either way."""
 _COMPRESSION_GUESS = 8
 """How much text a compressed dump holds per byte on disk, roughly (zstd ~9, gzip ~6)."""
-
-
-class BadLine(BaseModel):
-    """One line (or, in saved API JSON, the n-th thing) that could not be imported."""
-
-    line_no: int
-    reason: str
-
-
-class FileReport(BaseModel):
-    """What one input file contributed.
-
-    ``lines`` = posts + comments + skipped + bad_lines when each line (or thing of a JSON
-    document, or CSV row) is one record; a line holding a whole API answer counts once and
-    contributes all of its records. A file that gives no record at all has an ``error``.
-    """
-
-    path: str
-    format: str | None = Field(
-        None, description="'ndjson', 'api-json', 'csv-posts' or 'csv-comments'"
-    )
-    lines: int = 0
-    posts: int = 0
-    comments: int = 0
-    skipped: int = Field(0, description="records that are neither posts nor comments (_meta …)")
-    bad_lines: int = 0
-    first_bad_lines: list[BadLine] = Field(default_factory=list)
-    error: str | None = Field(None, description="why the file could not be (fully) read")
-
-
-class ImportReport(BaseModel):
-    """The result of one ``import_files`` call: per file, totals and wall time."""
-
-    archive: str
-    files: list[FileReport] = Field(default_factory=list)
-    lines: int = 0
-    posts: int = 0
-    comments: int = 0
-    skipped: int = 0
-    bad_lines: int = 0
-    failed_files: int = 0
-    rehashed: int = Field(
-        0, description="rows already in the archive whose usernames were replaced by hashes now"
-    )
-    elapsed_seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """True when every file could be read (bad lines do not count as failure)."""
-        return self.failed_files == 0
+CSV_FIELD_LIMIT = (1 << 31) - 1
+"""The csv module refuses fields over 128 KiB by default; a long post is longer."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +86,15 @@ class _Parallel:
 
     pool: ParseWorkers
     min_bytes: int
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """What CSV files need beyond their rows: the user's ``--columns`` ({field: column}) and
+    the subreddit of a post already in the archive (for comments that do not name it)."""
+
+    columns: dict[str, str]
+    post_subreddit: PostSubreddit
 
 
 @dataclass(frozen=True)
@@ -151,6 +119,7 @@ def import_files(
     authors: AuthorPolicy | None = None,
     workers: int | None = None,
     parallel_min_bytes: int = PARALLEL_MIN_BYTES,
+    columns: dict[str, str] | None = None,
 ) -> ImportReport:
     """Import dump files and saved API JSON into ``archive`` (created if missing).
 
@@ -159,7 +128,8 @@ def import_files(
     NDJSON files holding at least ``parallel_min_bytes`` of text (estimated from their size
     on disk) are parsed by ``workers`` processes (default: the setting, else one per spare
     core; 0 = in this process), see ``crowdsift.sources.archive.parallel``; the archive ends up the
-    same either way.
+    same either way. ``columns`` ({field: column}) maps CSV columns whose names say nothing
+    (see ``crowdsift.sources.archive.csv_rows``).
     """
     started = time.perf_counter()
     report = ImportReport(archive=str(archive))
@@ -168,6 +138,8 @@ def import_files(
     workers = worker_count(settings.import_workers if workers is None else workers)
     paths = [Path(path) for path in paths]
     conn = db.connect(archive)
+    posts = db.PostSubreddits(archive)
+    csv_options = CsvOptions(dict(columns or {}), posts)
     try:
         report.rehashed = scrub_existing(conn, policy)
         ensure_dictionary(conn, paths, policy)
@@ -185,7 +157,7 @@ def import_files(
         ):
             parallel = _Parallel(pool, parallel_min_bytes) if workers > 0 else None
             for path in paths:
-                file_report = _import_file(writer, Path(path), progress, parallel)
+                file_report = _import_file(writer, Path(path), progress, parallel, csv_options)
                 report.files.append(file_report)
                 log.info(
                     "archive_import_file", **file_report.model_dump(exclude={"first_bad_lines"})
@@ -193,6 +165,7 @@ def import_files(
         conn.execute("PRAGMA optimize")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
+        posts.close()
         conn.close()
     for f in report.files:
         report.lines += f.lines
@@ -364,6 +337,49 @@ class _FileImport:
             else:
                 self.take(item)
 
+    def csv(self, lines: Iterator[bytes], options: CsvOptions, retrieved: int) -> None:
+        """The rows of a CSV file with a header, each a post or, by the file's columns, a
+        comment (``crowdsift.sources.archive.csv_rows``); a bad row is reported with the
+        number of the line it starts on."""
+        csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+        reader = csv.reader(_text_lines(lines))
+        try:
+            header = next(reader, None)
+            if header is None:
+                return
+            layout = plan_layout(header, options.columns, self.path)
+            self.format = f"csv-{layout.label}"
+            rows = CsvRecords(layout, options.post_subreddit)
+            start = reader.line_num + 1
+            for values in reader:
+                line_no, start = start, reader.line_num + 1
+                if not any(value.strip() for value in values):
+                    continue
+                self.lines += 1
+                try:
+                    data = rows.record(values)
+                    record = record_from_dict(data, kind=layout.kind, retrieved_default=retrieved)
+                except BadRecordError as exc:
+                    self.bad(line_no, exc.reason)
+                    continue
+                self.take(record)
+        except csv.Error as exc:
+            raise DumpFormatError(
+                f"{self.path} is not readable as CSV from line {reader.line_num} ({exc}); "
+                "the rows before it were imported"
+            ) from None
+
+
+def _text_lines(lines: Iterator[bytes]) -> Iterator[str]:
+    """A file's lines as the csv module reads them: text, newline kept (quoted fields span
+    lines), a UTF-8 byte-order mark dropped, bytes that are not UTF-8 as U+FFFD."""
+    first = True
+    for line in lines:
+        text = line.decode("utf-8", "replace")
+        if first:
+            text, first = text.removeprefix("\ufeff"), False
+        yield text + "\n"
+
 
 def ensure_dictionary(conn: sqlite3.Connection, paths: list[Path], policy: AuthorPolicy) -> None:
     """Train the archive's compression dictionary on the files about to be imported, unless
@@ -422,7 +438,11 @@ def _samples(path: Path, quota: int, policy: AuthorPolicy) -> list[bytes]:
 
 
 def _import_file(
-    writer: BatchWriter, path: Path, progress: ProgressFn | None, parallel: _Parallel | None
+    writer: BatchWriter,
+    path: Path,
+    progress: ProgressFn | None,
+    parallel: _Parallel | None,
+    csv_options: CsvOptions,
 ) -> FileReport:
     try:
         stat = path.stat()
@@ -431,7 +451,10 @@ def _import_file(
         with LineStream(path) as stream:
             job = _FileImport(path, writer, stream, progress, stat.st_size, parallel)
             try:
-                _dispatch(job, stream, path, int(stat.st_mtime))
+                if content_suffix(path) == ".csv":
+                    job.csv(iter(stream), csv_options, int(stat.st_mtime))
+                else:
+                    _dispatch(job, stream, path, int(stat.st_mtime))
             except READ_ERRORS as exc:
                 job.error = _describe(exc, path, job.lines)
             job.flush()
@@ -444,25 +467,6 @@ def _import_file(
     if report.error is None and not report.posts and not report.comments:
         report.error = nothing_imported(report)
     return report
-
-
-def nothing_imported(report: FileReport) -> str:
-    """Why a file that could be read gave no record: a failure, never "nothing found"."""
-    path = report.path
-    if report.bad_lines and report.first_bad_lines:
-        first = report.first_bad_lines[0]
-        return (
-            f"{path}: nothing imported: all {report.bad_lines:,} of its {report.lines:,} lines "
-            f"were bad, the first (line {first.line_no}) because: {first.reason}. crowdsift "
-            "imports Pushshift/Arctic Shift NDJSON dumps, saved Reddit or Pushshift API JSON "
-            "and CSV files with a header"
-        )
-    if report.skipped:
-        return (
-            f"{path}: nothing imported: its {report.skipped:,} records are neither posts nor "
-            "comments (`more` stubs, subreddits, users…)"
-        )
-    return f"{path}: nothing imported: the file holds no records"
 
 
 def _dispatch(job: _FileImport, stream: LineStream, path: Path, mtime: int) -> None:
