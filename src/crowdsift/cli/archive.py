@@ -219,6 +219,14 @@ def stats_command(archive: ArchiveOption = None, as_json: JsonOption = False) ->
         last = row.last_created.date().isoformat() if row.last_created else "-"
         table.add_row(row.subreddit, f"{row.posts:,}", f"{row.comments:,}", first, last)
     Console().print(table)
+    for row in rows:
+        if row.comments and not row.posts:
+            typer.echo(
+                f"note: r/{row.subreddit} holds {row.comments:,} "
+                f"{_plural(row.comments, 'comment')} but none of their "
+                "posts; the search finds threads by their posts, so import those to search it",
+                err=True,
+            )
     if not rows:
         typer.echo("the archive is empty; add dumps with `crowdsift archive import FILE...`")
 

@@ -189,13 +189,25 @@ def held_subreddits(conn: sqlite3.Connection, subreddit: str, archive: str) -> l
         if conn.execute("SELECT 1 FROM posts WHERE subreddit = ? LIMIT 1", (name,)).fetchone()
     ]
     if not held:
-        raise SubredditUnavailableError(
-            "+".join(names) or subreddit,
-            f"not in {archive}; `crowdsift archive stats` lists the subreddits it holds",
-        )
+        reason = f"not in {archive}; `crowdsift archive stats` lists the subreddits it holds"
+        if any(_has_comments(conn, name) for name in names):
+            reason = (
+                f"{archive} holds comments of it but none of their posts, and the search finds "
+                "threads by their posts: import the posts too (a dump of its submissions, the "
+                "threads' saved API JSON or a posts CSV)"
+            )
+        raise SubredditUnavailableError("+".join(names) or subreddit, reason)
     if len(held) < len(names):
         log.warning("archive_subreddits_not_held", missing=[n for n in names if n not in held])
     return held
+
+
+def _has_comments(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether comments of ``name`` are indexed (asked of the index: the table has no
+    subreddit index, and this is only asked when a search found no posts there)."""
+    query = f"subreddit : {_subreddit_tokens(name)}"
+    sql = "SELECT EXISTS (SELECT 1 FROM comments_fts WHERE comments_fts MATCH ?)"
+    return bool(conn.execute(sql, (query,)).fetchone()[0])
 
 
 def _subreddits_match(subs: list[str]) -> str:
