@@ -210,7 +210,7 @@ def test_unknown_json_and_missing_files_fail_alone(
     missing = tmp_path / "RS_missing.zst"
     report = import_files([error_json, missing, broken_json, tmp_path, good], archive_path)
     errors = [f.error for f in report.files]
-    assert "not a Reddit Listing" in (errors[0] or "")
+    assert "a saved error answer, not data (error: 403)" in (errors[0] or "")
     assert "cannot read" in (errors[1] or "") and "RS_missing.zst" in (errors[1] or "")
     assert "is not valid JSON" in (errors[2] or "")
     assert "cannot read" in (errors[3] or "")

@@ -212,7 +212,7 @@ def test_check_api_document_rejects_unknown_json() -> None:
     check_api_document(_listing(), "x.json")
     check_api_document([{"id": "a", "subreddit": "s", "title": "t"}], "x.json")
     for doc in ({"error": 403}, [], "text", [1, 2]):
-        with pytest.raises(DumpFormatError, match="not a Reddit Listing"):
+        with pytest.raises(DumpFormatError, match=r"not a Reddit Listing|error answer"):
             check_api_document(doc, "x.json")
 
 

@@ -1,9 +1,9 @@
 """``crowdsift archive``: import dumps into a local archive and see what it holds.
 
 Mounted by the main CLI as a sub-app. Output is for people (a table) unless ``--json``; a
-progress bar appears only on a terminal. Exit status: 1 when a file could not be read (the
-others are still imported) or the archive cannot be used, 0 otherwise (bad lines are
-reported, not fatal).
+progress bar appears only on a terminal. Exit status: 1 when a file could not be read or gave
+no record at all (the others are still imported) or the archive cannot be used, 0 otherwise
+(bad lines in a file that gave records are reported, not fatal).
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ from rich.text import Text
 from crowdsift.cli.support import exit_codes
 from crowdsift.core.config import SourceName, get_settings
 from crowdsift.core.errors import CrowdsiftError
-from crowdsift.sources.archive.importer import ImportProgress, ImportReport, import_files
+from crowdsift.sources.archive.csv_rows import parse_columns_option
+from crowdsift.sources.archive.importer import ImportProgress, import_files
 from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
+from crowdsift.sources.archive.report import FileReport, ImportReport
 from crowdsift.sources.archive.stats import archive_stats
+from crowdsift.sources.archive.streams import content_suffix
 from crowdsift.sources.archive.vectors import (
     AUTO_EMBED_LIMIT,
     EmbedReport,
@@ -63,7 +66,8 @@ def import_command(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Dump files (RS_*/RC_* NDJSON, plain or .zst/.gz/.bz2/.xz) or saved API .json."
+            help="Dump files (RS_*/RC_* NDJSON, plain or .zst/.gz/.bz2/.xz), saved API answers "
+            "(.json, or one per NDJSON line) or .csv files with a header."
         ),
     ],
     archive: ArchiveOption = None,
@@ -76,15 +80,26 @@ def import_command(
             f"{AUTO_EMBED_LIMIT:,} threads lack it; else `crowdsift archive embed` adds it).",
         ),
     ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="CSV columns whose names say nothing, as field=column,… (e.g. "
+            "body=comment_text,post_id=submission). Fields: id, title, selftext, body, text, "
+            "score, created_utc, subreddit, post_id (link_id), parent_id, permalink (url), "
+            "author, num_comments.",
+        ),
+    ] = None,
 ) -> None:
     """Import dump files into the archive (re-importing the same files changes nothing)."""
     target = archive if archive is not None else default_archive_path(get_settings())
+    mapping = _columns_mapping(columns, files)
     console = Console()
     try:
         if console.is_terminal and not as_json:
-            report = _import_with_bar(files, target, console)
+            report = _import_with_bar(files, target, console, mapping)
         else:
-            report = import_files(files, target)
+            report = import_files(files, target, columns=mapping)
     except CrowdsiftError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -204,6 +219,14 @@ def stats_command(archive: ArchiveOption = None, as_json: JsonOption = False) ->
         last = row.last_created.date().isoformat() if row.last_created else "-"
         table.add_row(row.subreddit, f"{row.posts:,}", f"{row.comments:,}", first, last)
     Console().print(table)
+    for row in rows:
+        if row.comments and not row.posts:
+            typer.echo(
+                f"note: r/{row.subreddit} holds {row.comments:,} "
+                f"{_plural(row.comments, 'comment')} but none of their "
+                "posts; the search finds threads by their posts, so import those to search it",
+                err=True,
+            )
     if not rows:
         typer.echo("the archive is empty; add dumps with `crowdsift archive import FILE...`")
 
@@ -317,7 +340,24 @@ class _BarState:
     size: int = 0
 
 
-def _import_with_bar(files: list[Path], target: Path, console: Console) -> ImportReport:
+def _columns_mapping(option: str | None, files: list[Path]) -> dict[str, str]:
+    """``--columns`` as {field: column}; exit 2 when it is malformed or no file is CSV."""
+    if option is None:
+        return {}
+    try:
+        mapping = parse_columns_option(option)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if not any(content_suffix(path) == ".csv" for path in files):
+        typer.echo("error: --columns maps the columns of .csv files; none is given", err=True)
+        raise typer.Exit(2)
+    return mapping
+
+
+def _import_with_bar(
+    files: list[Path], target: Path, console: Console, mapping: dict[str, str] | None = None
+) -> ImportReport:
     """Import with one bar over the total bytes of all files on disk."""
     total = sum(p.stat().st_size for p in files if p.is_file())
     columns = (
@@ -342,7 +382,7 @@ def _import_with_bar(files: list[Path], target: Path, console: Console) -> Impor
                 description=f"{Path(event.file).name}: {event.records:,} records",
             )
 
-        return import_files(files, target, progress=on_progress)
+        return import_files(files, target, progress=on_progress, columns=mapping)
 
 
 def _report_table(report: ImportReport) -> Table:
@@ -355,19 +395,46 @@ def _report_table(report: ImportReport) -> Table:
         table.add_column(column, justify="right")
     table.add_column("status")
     for f in report.files:
-        status = "unreadable" if f.error and not f.lines else "partial" if f.error else "ok"
         counts = (f.lines, f.posts, f.comments, f.skipped, f.bad_lines)
-        table.add_row(Text(Path(f.path).name), *(f"{n:,}" for n in counts), status)
+        table.add_row(Text(Path(f.path).name), *(f"{n:,}" for n in counts), _status(f))
     totals = (report.lines, report.posts, report.comments, report.skipped, report.bad_lines)
     table.add_row("total", *(f"{n:,}" for n in totals), "", style="bold")
     return table
 
 
+def _status(f: FileReport) -> str:
+    """ok; partial (records kept, then the file failed); failed (read, but no record came of
+    it); unreadable (not read at all). The shape of a CSV file is said here too."""
+    if f.error and not (f.posts or f.comments):
+        return "unreadable" if not f.lines else "failed"
+    status = "partial" if f.error else "ok"
+    if f.format in ("csv-posts", "csv-comments"):
+        status += f" ({f.format.removeprefix('csv-')})"
+    return status
+
+
+SHOWN_BAD_LINES = 3
+"""Bad lines printed per file, as examples; ``--json`` holds the first 20 and the count."""
+
+
 def _print_bad_lines(report: ImportReport) -> None:
-    """``file:line: reason`` for the first bad lines of each file (plain, never markup)."""
+    """``file:line: reason`` for the first bad lines of each file that gave records, then how
+    many were left out (plain, never markup). A file that gave none is not listed here: its
+    error says the first reason, once."""
     for f in report.files:
-        for bad in f.first_bad_lines:
+        if not f.bad_lines or not (f.posts or f.comments):
+            continue
+        shown = f.first_bad_lines[:SHOWN_BAD_LINES]
+        for bad in shown:
             typer.echo(f"{f.path}:{bad.line_no}: {bad.reason}", err=True)
-        hidden = f.bad_lines - len(f.first_bad_lines)
-        if hidden > 0:
-            typer.echo(f"{f.path}: … and {hidden:,} more bad lines", err=True)
+        kept = f.posts + f.comments
+        which = "above" if len(shown) == f.bad_lines else f"the first {len(shown)} above"
+        typer.echo(
+            f"{f.path}: {f.bad_lines:,} bad {_plural(f.bad_lines, 'line')} left out "
+            f"({which}); {kept:,} {_plural(kept, 'record')} imported",
+            err=True,
+        )
+
+
+def _plural(count: int, word: str) -> str:
+    return word if count == 1 else f"{word}s"

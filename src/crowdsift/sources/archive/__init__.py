@@ -15,21 +15,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from crowdsift.sources.archive.demo import ensure_demo_archive
-    from crowdsift.sources.archive.importer import (
-        BadLine,
-        FileReport,
-        ImportProgress,
-        ImportReport,
-        import_files,
-    )
+    from crowdsift.sources.archive.importer import ImportProgress, import_files
     from crowdsift.sources.archive.paths import default_archive_path, resolve_archive_path
+    from crowdsift.sources.archive.report import BadLine, FileReport, ImportReport
     from crowdsift.sources.archive.stats import SubredditStats, archive_stats
 
 _HOMES = {
-    "BadLine": "importer",
-    "FileReport": "importer",
+    "BadLine": "report",
+    "FileReport": "report",
     "ImportProgress": "importer",
-    "ImportReport": "importer",
+    "ImportReport": "report",
     "import_files": "importer",
     "SubredditStats": "stats",
     "archive_stats": "stats",

@@ -350,3 +350,30 @@ def _check_identity(conn: sqlite3.Connection, path: Path, *, writable: bool) -> 
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         return
     raise ArchiveError(f"{path} is a SQLite database but not a crowdsift archive; {HINT}")
+
+
+class PostSubreddits:
+    """Subreddits of posts in the archive by id, for imported comments that do not name
+    theirs; read on a connection of its own (an importer's is busy on its finisher thread).
+    Posts of files imported earlier in the same run are committed before the next file
+    starts, so they are found too; a post not found is asked again next time."""
+
+    def __init__(self, archive: Path) -> None:
+        self.archive = archive
+        self._conn: sqlite3.Connection | None = None
+        self._found: dict[str, str] = {}
+
+    def __call__(self, post_id: str) -> str | None:
+        if post_id not in self._found:
+            if self._conn is None:
+                self._conn = open_readonly(self.archive)
+            sql = "SELECT subreddit FROM posts WHERE id = ?"
+            row = self._conn.execute(sql, (post_id,)).fetchone()
+            if row is None:
+                return None
+            self._found[post_id] = str(row[0])
+        return self._found[post_id]
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()

@@ -14,13 +14,15 @@ Records are stored compressed with a dictionary trained on the archive's own dat
 writing anything, so every row (and every worker) uses the same dictionary.
 
 A bad line is counted, the first few are kept with their line number and reason, and the
-import carries on. A file that cannot be read is recorded in the report (``error``) and the
-other files are still imported.
+import carries on. A file that cannot be read, or that gives no record at all, is recorded in
+the report (``error``) and the other files are still imported: a file of garbage is a
+failure, never an import that found nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import sqlite3
 import time
@@ -28,23 +30,35 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from crowdsift.core.config import get_settings
 from crowdsift.core.errors import DumpFormatError
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy
 from crowdsift.sources.archive import codec, db
-from crowdsift.sources.archive.api_json import check_api_document, iter_api_things
+from crowdsift.sources.archive.api_json import (
+    api_records,
+    check_api_document,
+    document_problem,
+)
+from crowdsift.sources.archive.csv_rows import CsvRecords, PostSubreddit, plan_layout
 from crowdsift.sources.archive.parallel import ParseWorkers, worker_count
 from crowdsift.sources.archive.parse import (
+    ApiDocument,
     BadRecordError,
+    CommentRow,
     PostRow,
     Record,
-    parse_line,
+    parse_line_or_document,
     record_from_dict,
 )
 from crowdsift.sources.archive.parse_worker import PreparedChunk
+from crowdsift.sources.archive.report import (
+    MAX_BAD_LINES_KEPT,
+    BadLine,
+    FileReport,
+    ImportReport,
+    nothing_imported,
+)
 from crowdsift.sources.archive.scrub import scrub_data, scrub_existing
 from crowdsift.sources.archive.streams import (
     COMPRESSED_SUFFIXES,
@@ -57,55 +71,13 @@ from crowdsift.sources.archive.writer import BackgroundCheckpointer, BatchWriter
 log = get_logger(__name__)
 
 BATCH_SIZE = 20_000
-MAX_BAD_LINES_KEPT = 20
 PARALLEL_MIN_BYTES = 32 << 20
 """NDJSON with less text than this (about 20,000 records) is parsed in-process: a worker
 process would not pay for its start. Measured: 20,000 records took as long either way."""
 _COMPRESSION_GUESS = 8
 """How much text a compressed dump holds per byte on disk, roughly (zstd ~9, gzip ~6)."""
-
-
-class BadLine(BaseModel):
-    """One line (or, in saved API JSON, the n-th thing) that could not be imported."""
-
-    line_no: int
-    reason: str
-
-
-class FileReport(BaseModel):
-    """What one input file contributed. ``lines`` = posts + comments + skipped + bad_lines."""
-
-    path: str
-    format: str | None = Field(None, description="'ndjson' or 'api-json'")
-    lines: int = 0
-    posts: int = 0
-    comments: int = 0
-    skipped: int = Field(0, description="records that are neither posts nor comments (_meta …)")
-    bad_lines: int = 0
-    first_bad_lines: list[BadLine] = Field(default_factory=list)
-    error: str | None = Field(None, description="why the file could not be (fully) read")
-
-
-class ImportReport(BaseModel):
-    """The result of one ``import_files`` call: per file, totals and wall time."""
-
-    archive: str
-    files: list[FileReport] = Field(default_factory=list)
-    lines: int = 0
-    posts: int = 0
-    comments: int = 0
-    skipped: int = 0
-    bad_lines: int = 0
-    failed_files: int = 0
-    rehashed: int = Field(
-        0, description="rows already in the archive whose usernames were replaced by hashes now"
-    )
-    elapsed_seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """True when every file could be read (bad lines do not count as failure)."""
-        return self.failed_files == 0
+CSV_FIELD_LIMIT = (1 << 31) - 1
+"""The csv module refuses fields over 128 KiB by default; a long post is longer."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +86,15 @@ class _Parallel:
 
     pool: ParseWorkers
     min_bytes: int
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """What CSV files need beyond their rows: the user's ``--columns`` ({field: column}) and
+    the subreddit of a post already in the archive (for comments that do not name it)."""
+
+    columns: dict[str, str]
+    post_subreddit: PostSubreddit
 
 
 @dataclass(frozen=True)
@@ -138,6 +119,7 @@ def import_files(
     authors: AuthorPolicy | None = None,
     workers: int | None = None,
     parallel_min_bytes: int = PARALLEL_MIN_BYTES,
+    columns: dict[str, str] | None = None,
 ) -> ImportReport:
     """Import dump files and saved API JSON into ``archive`` (created if missing).
 
@@ -146,7 +128,8 @@ def import_files(
     NDJSON files holding at least ``parallel_min_bytes`` of text (estimated from their size
     on disk) are parsed by ``workers`` processes (default: the setting, else one per spare
     core; 0 = in this process), see ``crowdsift.sources.archive.parallel``; the archive ends up the
-    same either way.
+    same either way. ``columns`` ({field: column}) maps CSV columns whose names say nothing
+    (see ``crowdsift.sources.archive.csv_rows``).
     """
     started = time.perf_counter()
     report = ImportReport(archive=str(archive))
@@ -155,6 +138,8 @@ def import_files(
     workers = worker_count(settings.import_workers if workers is None else workers)
     paths = [Path(path) for path in paths]
     conn = db.connect(archive)
+    posts = db.PostSubreddits(archive)
+    csv_options = CsvOptions(dict(columns or {}), posts)
     try:
         report.rehashed = scrub_existing(conn, policy)
         ensure_dictionary(conn, paths, policy)
@@ -172,7 +157,7 @@ def import_files(
         ):
             parallel = _Parallel(pool, parallel_min_bytes) if workers > 0 else None
             for path in paths:
-                file_report = _import_file(writer, Path(path), progress, parallel)
+                file_report = _import_file(writer, Path(path), progress, parallel, csv_options)
                 report.files.append(file_report)
                 log.info(
                     "archive_import_file", **file_report.model_dump(exclude={"first_bad_lines"})
@@ -180,6 +165,7 @@ def import_files(
         conn.execute("PRAGMA optimize")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
+        posts.close()
         conn.close()
     for f in report.files:
         report.lines += f.lines
@@ -276,7 +262,7 @@ class _FileImport:
                 continue
             self.lines += 1
             try:
-                record = parse_line(line)
+                record = parse_line_or_document(line)
             except BadRecordError as exc:
                 self.bad(line_no, exc.reason)
                 continue
@@ -286,10 +272,26 @@ class _FileImport:
                 continue
             if type(record) is PostRow:
                 self.posts += 1
-            else:
+            elif type(record) is CommentRow:
                 self.comments += 1
+            else:  # a saved API answer on one line: rare, so it may cost a call
+                self.document(line_no, record.doc)  # type: ignore[union-attr]
+                continue
             if add(record, line):
                 self.flush()
+
+    def document(self, line_no: int, doc: object, retrieved: int = 0) -> None:
+        """The records of an API answer saved as one line; a bad one is reported with the
+        line's number, and a line that is no such answer is bad as a whole."""
+        problem = document_problem(doc)
+        if problem is not None:
+            self.bad(line_no, problem)
+            return
+        for item in api_records(doc, retrieved):
+            if isinstance(item, BadRecordError):
+                self.bad(line_no, item.reason)
+            else:
+                self.take(item)
 
     def _pool(self) -> ParseWorkers | None:
         """The worker processes, if there are any and this file is big enough for them."""
@@ -328,14 +330,55 @@ class _FileImport:
         """Every thing of a saved API answer; ``n`` (document order) stands in for a line."""
         self.format = "api-json"
         check_api_document(doc, self.path)
-        for n, (kind, data) in enumerate(iter_api_things(doc), 1):
+        for n, item in enumerate(api_records(doc, retrieved), 1):
             self.lines += 1
-            try:
-                record = record_from_dict(data, kind=kind, retrieved_default=retrieved)
-            except BadRecordError as exc:
-                self.bad(n, exc.reason)
-                continue
-            self.take(record)
+            if isinstance(item, BadRecordError):
+                self.bad(n, item.reason)
+            else:
+                self.take(item)
+
+    def csv(self, lines: Iterator[bytes], options: CsvOptions, retrieved: int) -> None:
+        """The rows of a CSV file with a header, each a post or, by the file's columns, a
+        comment (``crowdsift.sources.archive.csv_rows``); a bad row is reported with the
+        number of the line it starts on."""
+        csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+        reader = csv.reader(_text_lines(lines))
+        try:
+            header = next(reader, None)
+            if header is None:
+                return
+            layout = plan_layout(header, options.columns, self.path)
+            self.format = f"csv-{layout.label}"
+            rows = CsvRecords(layout, options.post_subreddit)
+            start = reader.line_num + 1
+            for values in reader:
+                line_no, start = start, reader.line_num + 1
+                if not any(value.strip() for value in values):
+                    continue
+                self.lines += 1
+                try:
+                    data = rows.record(values)
+                    record = record_from_dict(data, kind=layout.kind, retrieved_default=retrieved)
+                except BadRecordError as exc:
+                    self.bad(line_no, exc.reason)
+                    continue
+                self.take(record)
+        except csv.Error as exc:
+            raise DumpFormatError(
+                f"{self.path} is not readable as CSV from line {reader.line_num} ({exc}); "
+                "the rows before it were imported"
+            ) from None
+
+
+def _text_lines(lines: Iterator[bytes]) -> Iterator[str]:
+    """A file's lines as the csv module reads them: text, newline kept (quoted fields span
+    lines), a UTF-8 byte-order mark dropped, bytes that are not UTF-8 as U+FFFD."""
+    first = True
+    for line in lines:
+        text = line.decode("utf-8", "replace")
+        if first:
+            text, first = text.removeprefix("\ufeff"), False
+        yield text + "\n"
 
 
 def ensure_dictionary(conn: sqlite3.Connection, paths: list[Path], policy: AuthorPolicy) -> None:
@@ -378,20 +421,28 @@ def _samples(path: Path, quota: int, policy: AuthorPolicy) -> list[bytes]:
                 if len(samples) >= quota:
                     break
                 try:
-                    record = parse_line(line) if line.strip() else None
+                    parsed = parse_line_or_document(line) if line.strip() else None
                 except BadRecordError:
                     continue
-                if record is None:
-                    continue
-                scrub_data(record.data, policy, record.author, policy.hash(record.author), line)
-                samples.append(codec.to_json(record.data))
+                if isinstance(parsed, ApiDocument):
+                    records = [r for r in api_records(parsed.doc) if isinstance(r, tuple)]
+                    line = b""
+                else:
+                    records = [] if parsed is None else [parsed]
+                for record in records:
+                    scrub_data(record.data, policy, record.author, policy.hash(record.author), line)
+                    samples.append(codec.to_json(record.data))
     except READ_ERRORS:
         return samples
     return samples
 
 
 def _import_file(
-    writer: BatchWriter, path: Path, progress: ProgressFn | None, parallel: _Parallel | None
+    writer: BatchWriter,
+    path: Path,
+    progress: ProgressFn | None,
+    parallel: _Parallel | None,
+    csv_options: CsvOptions,
 ) -> FileReport:
     try:
         stat = path.stat()
@@ -400,17 +451,22 @@ def _import_file(
         with LineStream(path) as stream:
             job = _FileImport(path, writer, stream, progress, stat.st_size, parallel)
             try:
-                _dispatch(job, stream, path, int(stat.st_mtime))
+                if content_suffix(path) == ".csv":
+                    job.csv(iter(stream), csv_options, int(stat.st_mtime))
+                else:
+                    _dispatch(job, stream, path, int(stat.st_mtime))
             except READ_ERRORS as exc:
                 job.error = _describe(exc, path, job.lines)
             job.flush()
             writer.wait()  # the file's last batch is committed before it is reported
-            return job.to_report()
+            report = job.to_report()
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        report = FileReport(path=str(path), error=f"cannot read {path}: {reason}")
-        log.warning("archive_import_unreadable", path=str(path), error=report.error)
-        return report
+        # Not logged as a warning: the report carries it, and the CLI prints it once.
+        return FileReport(path=str(path), error=f"cannot read {path}: {reason}")
+    if report.error is None and not report.posts and not report.comments:
+        report.error = nothing_imported(report)
+    return report
 
 
 def _dispatch(job: _FileImport, stream: LineStream, path: Path, mtime: int) -> None:
@@ -465,5 +521,6 @@ def _describe(exc: BaseException, path: Path, lines: int) -> str:
             f"{path} is corrupt or truncated after line {lines} "
             f"({type(exc).__name__}: {exc}); download it again and re-import"
         )
-    log.warning("archive_import_file_error", path=str(path), error=message)
+    # Not a warning: the report carries it and the CLI prints it, once.
+    log.debug("archive_import_file_error", path=str(path), error=message)
     return message

@@ -5,7 +5,10 @@ has to:
 
 - ``created_utc`` as int, float or numeric string (falls back to ``created``, then 0);
 - ``score``/``num_comments`` likewise; missing text fields become ``""``;
-- ids in ``link_id``/``parent_id`` with or without their ``t3_``/``t1_`` prefix;
+- ids in ``link_id``/``parent_id`` with or without their ``t3_``/``t1_`` prefix, and ids
+  saved as JSON integers (Pushshift's API answers ``parent_id`` as the base-36 id's value);
+- subreddits as ``r/Name`` or ``Name``: stored as ``name`` (``subreddit_key``), the form the
+  search looks them up by;
 - ``permalink`` missing (old eras) or absolute: rebuilt as Reddit's relative path;
 - ``\\ud83d\\ude00`` escapes (json pairs them) and *lone* surrogates, which Python can hold but
   SQLite's UTF-8 cannot: replaced by U+FFFD in columns and in dicts handed back;
@@ -16,7 +19,9 @@ orjson refuses (lone surrogates, NaN, deep nesting) is parsed again by the stdli
 accepts the first two and words every error well. A record keeps its parsed dict (``data``),
 stored compressed (``crowdsift.sources.archive.codec``) and normalised when read back
 (``crowdsift.sources.archive.normalise``). Saved API JSON is flattened into the same records
-by ``crowdsift.sources.archive.api_json``.
+by ``crowdsift.sources.archive.api_json``; a dump line holding such a response (a
+``/comments`` array, a Listing, a Pushshift ``{"data": [...]}``) is handed back whole as an
+``ApiDocument`` for it to flatten (``parse_line_or_document``).
 """
 
 from __future__ import annotations
@@ -71,6 +76,14 @@ class CommentRow(NamedTuple):
 Record = PostRow | CommentRow
 
 
+class ApiDocument(NamedTuple):
+    """A line that holds a saved API response rather than one record: ``/comments``' array of
+    two Listings, a Listing, or a Pushshift/Arctic Shift ``{"data": [...]}`` answer. Flattened
+    into records by ``crowdsift.sources.archive.api_json.api_records``."""
+
+    doc: Any
+
+
 class BadRecordError(ArchiveError, ValueError):
     """A line or thing that cannot become a row; ``reason`` goes into the import report.
 
@@ -111,10 +124,25 @@ def clean_text(value: object) -> str:
     return _SURROGATE.sub("\ufffd", value)
 
 
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def base36(number: int) -> str:
+    """A Reddit id from its integer value: Pushshift's API answers ``parent_id`` (and some
+    archives ``id``) as the number whose base-36 spelling is the id (``37608457292`` is
+    ``h9z3rd8``)."""
+    digits = ""
+    while number > 0:
+        number, digit = divmod(number, 36)
+        digits = _BASE36[digit] + digits
+    return digits or "0"
+
+
 def bare_id(value: object) -> str:
-    """``t3_abc``/``t1_abc``/``abc`` → ``abc``; "" when absent or not a string."""
+    """``t3_abc``/``t1_abc``/``abc`` → ``abc``; an integer id → its base-36 spelling; ""
+    when absent or of another type."""
     if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
+        return base36(value) if value >= 0 else ""
     if not isinstance(value, str):
         return ""
     text = value.strip()
@@ -131,6 +159,15 @@ def parent_fullname(parent: object, link: str) -> str:
     if not bare or bare == link:
         return f"t3_{link}"
     return f"t1_{bare}"
+
+
+def subreddit_key(name: str) -> str:
+    """'/r/HomeImprovement/' → 'homeimprovement': how the archive stores a subreddit and how
+    its search and stats look one up, so a name is found however it was written."""
+    cleaned = name.strip().strip("/")
+    if cleaned[:2].lower() == "r/":
+        cleaned = cleaned[2:]
+    return cleaned.strip().lower()
 
 
 def created_time(data: RawDict) -> int:
@@ -184,9 +221,19 @@ def record_kind(data: RawDict) -> str | None:
 def parse_line(text: str | bytes) -> Record | None:
     """One NDJSON dump line → a row; None for a record that is neither post nor comment.
 
-    Raises BadRecordError (with the reason) for a line that is not a JSON object or lacks an
-    id or subreddit. A ``{"kind": "t3", "data": {...}}`` wrapper is unwrapped.
+    Raises BadRecordError (with the reason) for a line that is not a JSON object, lacks an
+    id or subreddit, or holds a whole API response (``parse_line_or_document`` takes those).
+    A ``{"kind": "t3", "data": {...}}`` wrapper is unwrapped.
     """
+    row = parse_line_or_document(text)
+    if isinstance(row, ApiDocument):
+        raise BadRecordError("a saved API response holding several records, not one record")
+    return row
+
+
+def parse_line_or_document(text: str | bytes) -> Record | ApiDocument | None:
+    """``parse_line``, except that a line holding a saved API response (a JSON array, a
+    Listing, a Pushshift ``{"data": [...]}``) comes back whole as an ``ApiDocument``."""
     try:
         obj = _loads(text)
         clean = True
@@ -194,18 +241,29 @@ def parse_line(text: str | bytes) -> Record | None:
         obj = _stdlib_loads(text)
         clean = False
     if type(obj) is not dict:
+        if type(obj) is list and obj and all(type(item) is dict for item in obj):
+            return ApiDocument(obj if clean else clean_strings(obj))
         raise BadRecordError(f"not a JSON object (a {type(obj).__name__})")
     if not clean:
         clean_strings(obj)
     if "kind" in obj:
         kind = obj.get("kind")
         data = obj.get("data")
+        if kind == "Listing":
+            return ApiDocument(obj)
         if isinstance(kind, str) and isinstance(data, dict):
             return record_from_dict(data, kind=kind, escaped=False)
     row = _fast_record(obj)
     if row is not None:
         return row
+    if is_search_answer(obj):
+        return ApiDocument(obj)
     return record_from_dict(obj, escaped=False)
+
+
+def is_search_answer(obj: RawDict) -> bool:
+    """A Pushshift / Arctic Shift API answer: ``{"data": [...], "metadata": …}``, not a record."""
+    return type(obj.get("data")) is list and "id" not in obj and record_kind(obj) is None
 
 
 def _stdlib_loads(text: str | bytes) -> Any:
@@ -261,6 +319,7 @@ def _fast_record(obj: RawDict) -> Record | None:
         or type(subreddit) is not str
         or not subreddit
         or subreddit.strip() is not subreddit
+        or "/" in subreddit
         or type(created) is not int
         or type(score) is not int
     ):
@@ -357,7 +416,9 @@ def record_from_dict(
     text = _plain_text
     author = data.get("author")
     author = text(author) if type(author) is str else None
-    sub = text(subreddit.strip().lower())
+    sub = text(subreddit_key(subreddit))
+    if not sub:
+        raise BadRecordError(f"{kind}_{record_id}: missing subreddit")
     retrieved = retrieved_time(data) or retrieved_default
     if kind == "t3":
         return PostRow(

@@ -27,8 +27,14 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from crowdsift.core.privacy import AuthorPolicy
+from crowdsift.sources.archive.api_json import api_records, document_problem
 from crowdsift.sources.archive.codec import DocCodec
-from crowdsift.sources.archive.parse import BadRecordError, PostRow, parse_line
+from crowdsift.sources.archive.parse import (
+    ApiDocument,
+    BadRecordError,
+    PostRow,
+    parse_line_or_document,
+)
 from crowdsift.sources.archive.scrub import BoundRow, row_values
 
 _CHUNK_HEADER = struct.Struct("!QQ")  # payload bytes, number of the chunk's first line
@@ -36,6 +42,9 @@ _RESULT_HEADER = struct.Struct("!Q")
 _PIPE_BYTES = 1 << 20
 _WORKER_SWITCH_S = 0.001  # a worker's I/O threads get the GIL back from the parser this fast
 _STOP_TIMEOUT_S = 10.0
+_RECORD_SIZE_GUESS = 1000
+"""What a record of an API answer saved as one line counts towards a batch's size (as
+``BatchWriter.add`` counts a record without its own line)."""
 
 
 class PreparedChunk(NamedTuple):
@@ -76,7 +85,7 @@ def prepare_chunk(
             continue
         count += 1
         try:
-            record = parse_line(line)
+            record = parse_line_or_document(line)
         except BadRecordError as exc:
             bad_count += 1
             if len(bad) < keep_bad:
@@ -85,6 +94,13 @@ def prepare_chunk(
         if record is None:
             skipped += 1
             continue
+        if isinstance(record, ApiDocument):
+            shares = (rows, kinds, sizes, seen, bad)
+            more_skipped, more_bad = _document_rows(record, line_no, count, shares, policy, codec)
+            skipped += more_skipped
+            bad_count += more_bad
+            del bad[keep_bad:]
+            continue
         rows.append(row_values(record, policy, codec, line))
         kinds.append(type(record) is PostRow)
         sizes.append(len(line))
@@ -92,6 +108,36 @@ def prepare_chunk(
     return PreparedChunk(
         first_line_no, count, skipped, bad_count, bad, rows, bytes(kinds), sizes, seen
     )
+
+
+def _document_rows(
+    document: ApiDocument,
+    line_no: int,
+    count: int,
+    into: tuple[list[BoundRow], bytearray, list[int], list[int], list[tuple[int, str]]],
+    policy: AuthorPolicy,
+    codec: DocCodec,
+) -> tuple[int, int]:
+    """The rows of an API answer saved as one line, appended to ``into`` (rows, kinds, sizes,
+    seen, bad reasons); returns how many of its things were skipped and how many were bad."""
+    rows, kinds, sizes, seen, bad = into
+    problem = document_problem(document.doc)
+    if problem is not None:
+        bad.append((line_no, problem))
+        return 0, 1
+    skipped = bad_count = 0
+    for item in api_records(document.doc):
+        if isinstance(item, BadRecordError):
+            bad_count += 1
+            bad.append((line_no, item.reason))
+        elif item is None:
+            skipped += 1
+        else:
+            rows.append(row_values(item, policy, codec))
+            kinds.append(type(item) is PostRow)
+            sizes.append(_RECORD_SIZE_GUESS)
+            seen.append(count)
+    return skipped, bad_count
 
 
 # --- frames ---------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ from crowdsift.core.since import since_epoch
 from crowdsift.core.source import RawThing, SearchPage
 from crowdsift.sources.archive.db import codec_of
 from crowdsift.sources.archive.normalise import normalise_comment, normalise_post
-from crowdsift.sources.archive.parse import bare_id
+from crowdsift.sources.archive.parse import bare_id, subreddit_key
 from crowdsift.sources.archive.vectors import VectorIndex, nearest
 
 log = get_logger(__name__)
@@ -171,14 +171,6 @@ def build_match(term: str) -> str | None:
     return None if terms is None else "{title selftext} : " + terms
 
 
-def normalise_subreddit_name(name: str) -> str:
-    """'/r/HomeImprovement/' → 'homeimprovement' (archives store subreddits lowercased)."""
-    cleaned = name.strip().strip("/")
-    if cleaned[:2].lower() == "r/":
-        cleaned = cleaned[2:]
-    return cleaned.strip().lower()
-
-
 MATCHED_SUBREDDITS = 8
 """Up to this many subreddits in one search are also matched inside the index (a cheap
 intersection that keeps a common word's walk short); more are only filtered exactly."""
@@ -189,7 +181,7 @@ def held_subreddits(conn: sqlite3.Connection, subreddit: str, archive: str) -> l
 
     A multireddit searches those it holds and names the others in a warning; raises
     ``SubredditUnavailableError`` when it holds none of them."""
-    parts = (normalise_subreddit_name(part) for part in subreddit.split("+"))
+    parts = (subreddit_key(part) for part in subreddit.split("+"))
     names = list(dict.fromkeys(name for name in parts if name))
     held = [
         name
@@ -197,13 +189,25 @@ def held_subreddits(conn: sqlite3.Connection, subreddit: str, archive: str) -> l
         if conn.execute("SELECT 1 FROM posts WHERE subreddit = ? LIMIT 1", (name,)).fetchone()
     ]
     if not held:
-        raise SubredditUnavailableError(
-            "+".join(names) or subreddit,
-            f"not in {archive}; `crowdsift archive stats` lists the subreddits it holds",
-        )
+        reason = f"not in {archive}; `crowdsift archive stats` lists the subreddits it holds"
+        if any(_has_comments(conn, name) for name in names):
+            reason = (
+                f"{archive} holds comments of it but none of their posts, and the search finds "
+                "threads by their posts: import the posts too (a dump of its submissions, the "
+                "threads' saved API JSON or a posts CSV)"
+            )
+        raise SubredditUnavailableError("+".join(names) or subreddit, reason)
     if len(held) < len(names):
         log.warning("archive_subreddits_not_held", missing=[n for n in names if n not in held])
     return held
+
+
+def _has_comments(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether comments of ``name`` are indexed (asked of the index: the table has no
+    subreddit index, and this is only asked when a search found no posts there)."""
+    query = f"subreddit : {_subreddit_tokens(name)}"
+    sql = "SELECT EXISTS (SELECT 1 FROM comments_fts WHERE comments_fts MATCH ?)"
+    return bool(conn.execute(sql, (query,)).fetchone()[0])
 
 
 def _subreddits_match(subs: list[str]) -> str:
@@ -438,7 +442,7 @@ def newest_created(conn: sqlite3.Connection, subreddits: Sequence[str]) -> int |
         return None if row is None or row[0] is None else int(row[0])
     stamps = [
         row[0]
-        for name in dict.fromkeys(normalise_subreddit_name(s) for s in subreddits)
+        for name in dict.fromkeys(subreddit_key(s) for s in subreddits)
         if (row := conn.execute(
             "SELECT max(created_utc) FROM posts WHERE subreddit = ?", (name,)
         ).fetchone()) is not None and row[0] is not None

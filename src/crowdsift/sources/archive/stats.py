@@ -12,10 +12,10 @@ from crowdsift.sources.archive import db
 _STATS_SQL = """
 SELECT subreddit, sum(n_posts), sum(n_comments), min(first), max(last) FROM (
     SELECT subreddit, count(*) AS n_posts, 0 AS n_comments,
-           min(created_utc) AS first, max(created_utc) AS last
+           min(nullif(created_utc, 0)) AS first, max(created_utc) AS last
     FROM posts GROUP BY subreddit
     UNION ALL
-    SELECT subreddit, 0, count(*), min(created_utc), max(created_utc)
+    SELECT subreddit, 0, count(*), min(nullif(created_utc, 0)), max(created_utc)
     FROM comments GROUP BY subreddit
 )
 GROUP BY subreddit
