@@ -34,7 +34,7 @@ from crowdsift.cli.support import source_name as _source_name
 from crowdsift.cli.support import source_warnings as _source_warnings
 from crowdsift.core.config import Settings, get_settings
 from crowdsift.core.errors import ConfigError, PlanError
-from crowdsift.core.log import configure_logging, register_secrets
+from crowdsift.core.log import configure_logging, configure_terminal_logging, register_secrets
 from crowdsift.core.models import SCHEMA_MODELS
 from crowdsift.core.tracing import configure_tracing
 
@@ -66,14 +66,14 @@ def main_options(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show version.")
     ] = False,
 ) -> None:
-    """Configure logging once for every command (structured events on stderr)."""
+    """Configure logging once for every command (plain warnings; structured lines on -v)."""
     try:
         settings = get_settings()
     except ConfigError as exc:  # a bad CROWDSIFT_* value: one line per variable, exit 2
         for line in str(exc).splitlines():
             _error(line)
         raise typer.Exit(2) from None
-    configure_logging(_log_level(settings, verbose))
+    _configure_logs(settings, verbose)
     register_secrets(settings.secret_values())
     configure_tracing(settings)  # OTLP export only when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
@@ -82,12 +82,26 @@ def _log_level(settings: Settings, verbose: int) -> str:
     return {0: settings.log_level, 1: "INFO"}.get(verbose, "DEBUG")
 
 
+def _configure_logs(settings: Settings, verbose: int) -> None:
+    """Structured log lines reach the terminal only when asked for (``-v``,
+    ``CROWDSIFT_LOG_LEVEL``); with ``CROWDSIFT_LOG_FILE`` they go to that file instead. A
+    normal run shows each warning once as a plain ``warning: …`` line."""
+    asked = verbose > 0 or "log_level" in settings.model_fields_set
+    if settings.log_file is not None:
+        level = _log_level(settings, verbose) if asked else "INFO"
+        configure_terminal_logging(log_file=settings.log_file, file_level=level)
+    elif asked:
+        configure_logging(_log_level(settings, verbose))
+    else:
+        configure_terminal_logging()
+
+
 def _verbosity(ctx: typer.Context, verbose: int) -> int:
     """``crowdsift -v ask`` and ``crowdsift ask -v`` mean the same: the two counts add up, and
     a ``-v`` after the command raises the log level as the global one does."""
     root = int(ctx.parent.params.get("verbose") or 0) if ctx.parent is not None else 0
     if verbose:
-        configure_logging(_log_level(get_settings(), root + verbose))
+        _configure_logs(get_settings(), root + verbose)
     return root + verbose
 
 
