@@ -17,6 +17,7 @@ import typer
 from crowdsift.core.config import SourceName
 from crowdsift.core.errors import CrowdsiftError, PlanError, UsageError
 from crowdsift.core.models import SourceStatus
+from crowdsift.core.question import MAX_QUESTION_CHARS, MIN_QUESTION_CHARS
 
 
 def error(message: str) -> None:
@@ -38,18 +39,20 @@ def exit_codes() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
-MIN_QUESTION_CHARS = 3
-"""The shortest question worth a search; the API's ``ResearchRequest`` has the same limit."""
-
-
 def check_question(question: str) -> str:
-    """The question without surrounding blanks, or a usage error saying what to ask instead."""
+    """The question without surrounding blanks, or a usage error saying what to ask instead;
+    the bounds are the API's (``core.question``)."""
     text = question.strip()
     if len(text) < MIN_QUESTION_CHARS:
         shown = f"{text!r} is" if text else "an empty question is"
         raise UsageError(
             f"{shown} too short to search for: ask at least {MIN_QUESTION_CHARS} characters, "
             'in plain words, e.g. crowdsift ask "is the Plaud Note worth it?"'
+        )
+    if len(text) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"the question is {len(text):,} characters long; ask in at most "
+            f"{MAX_QUESTION_CHARS:,}: the question itself, not the text it is about"
         )
     return text
 
