@@ -158,8 +158,8 @@ def ask(
         str | None,
         typer.Option(
             "--since",
-            help="Only what was posted since then: 12h, 30d, 2w or a date (2026-01-01). "
-            "Default: the last month for fast-moving topics, else any time.",
+            help="Only what was posted since then: 12h, 30d, 2w, 6m, 1y or a date (2026-01-01); "
+            "all for any time. Default: the last month for fast-moving topics, else any time.",
         ),
     ] = None,
     budget_usd: Annotated[

@@ -275,8 +275,8 @@ def _add_list_experts(server: MCPServer[Any], settings: Settings) -> None:
 
 
 SINCE_DESCRIPTION = (
-    "Only posts since then: 12h, 30d, 2w or a date like 2026-01-01. Default: the last month "
-    "for fast-moving topics, else any time."
+    "Only posts since then: 12h, 30d, 2w, 6m, 1y, a date like 2026-01-01, or all (any time). "
+    "Default: the last month for fast-moving topics, else any time."
 )
 
 

@@ -65,9 +65,10 @@ class ResearchRequest(BaseModel):
     )
     since: Since = Field(
         None,
-        description="Only what was posted since then, on every source: 12h, 30d, 2w, a date "
-        "(2026-01-01) or an ISO datetime; resolved when the request arrives. Default: the last "
-        "month for fast-moving topics, else any time (the result's `window` says which).",
+        description="Only what was posted since then, on every source: 12h, 30d, 2w, 6m, 1y, a "
+        "date (2026-01-01), all (any time) or an ISO datetime; resolved when the request "
+        "arrives. Default: the last month for fast-moving topics, else any time (the result's "
+        "`window` says which).",
         examples=["30d"],
     )
 
