@@ -25,7 +25,7 @@ from crowdsift.cli.feed import register as register_feed_commands
 from crowdsift.cli.fetch import register as register_fetch_command
 from crowdsift.cli.prices import prices_app
 from crowdsift.cli.subreddits import subreddits_app
-from crowdsift.cli.support import check_question
+from crowdsift.cli.support import check_question, reflow_help
 from crowdsift.cli.support import engine_choice as _engine_name
 from crowdsift.cli.support import error as _error
 from crowdsift.cli.support import exit_codes as _exit_codes
@@ -141,7 +141,10 @@ def ask(
         ),
     ] = None,
     no_reddit: Annotated[
-        bool, typer.Option("--no-reddit", help="Skip Reddit (phase 8); needs --experts.")
+        bool,
+        typer.Option(
+            "--no-reddit", help="Leave Reddit out: ask only --experts (or other --sources)."
+        ),
     ] = False,
     recent_only: Annotated[
         bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
@@ -183,9 +186,10 @@ def ask(
 ) -> None:
     """Answer a question from Reddit communities (and experts), every claim linked to a source.
 
-    One pipeline: intent-aware searches, screening and dedupe, a relevance gate, rerank, a deep
-    drill of the top threads, then one synthesis (answer, takeaways, risks, staff-engineer
-    sections). --experts runs the Experts Panel in parallel; --no-reddit leaves Reddit out.
+    Searches the communities that talk about the question, keeps the threads that are about
+    it, reads the best of them with their replies, then writes one answer: what people say,
+    highlights, cautions, and the replies worth a look. --experts also asks the Experts Panel
+    at the same time; --no-reddit leaves Reddit out.
     """
     from crowdsift.pipeline.research import research_async
     from crowdsift.pipeline.wiring import ResearchOptions
@@ -403,6 +407,7 @@ def _schema_models() -> dict[str, type[BaseModel]]:
 register_fetch_command(app)
 register_feed_commands(app)
 register_doctor_command(app)
+reflow_help(app)  # after every command is registered
 
 
 def main() -> None:

@@ -7,6 +7,8 @@ credentials, an unknown expert).
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,6 +20,43 @@ from crowdsift.core.config import SourceName
 from crowdsift.core.errors import CrowdsiftError, PlanError, UsageError
 from crowdsift.core.models import SourceStatus
 from crowdsift.core.question import MAX_QUESTION_CHARS, MIN_QUESTION_CHARS
+
+
+def reflow_help(app: typer.Typer) -> None:
+    """Every command's help as whole paragraphs, for ``app`` and the groups under it.
+
+    Typer prints a docstring's line breaks as they are (after its first paragraph), and the
+    terminal wraps each source line again: help read "a deep" on one line and "drill" on the
+    next. Joined into one line per paragraph, the terminal's wrap is the only one."""
+    for command in app.registered_commands:
+        doc = command.help if isinstance(command.help, str) else None
+        if doc is None and command.callback is not None:
+            doc = inspect.getdoc(command.callback)
+        if doc:
+            command.help = reflowed(doc)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            reflow_help(group.typer_instance)
+            info = group.typer_instance.info
+            if isinstance(info.help, str):
+                info.help = reflowed(info.help)
+
+
+_LIST_ITEM = re.compile(r"\s*(?:[-*•]|[0-9]+[.)])\s")
+
+
+def reflowed(text: str) -> str:
+    """``text`` with each paragraph on one line; a list item keeps its own line."""
+    paragraphs = []
+    for paragraph in inspect.cleandoc(text).split("\n\n"):
+        lines: list[str] = []
+        for line in paragraph.splitlines():
+            if lines and not _LIST_ITEM.match(line):
+                lines[-1] = f"{lines[-1]} {line.strip()}"
+            else:
+                lines.append(line.strip())
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
 
 
 def error(message: str) -> None:
