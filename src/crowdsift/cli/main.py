@@ -2,8 +2,8 @@
 
 Exit codes: 0 success; 1 a runtime failure (an ``ask`` whose sources could not be reached),
 or a fetch that completed with failed queries or threads (the result is still printed); 2 a
-usage problem: a bad plan file or flag, a question under 3 characters, a source chosen without
-its credentials, an unknown expert.
+usage problem: a bad plan file or flag, a question under 3 or over 2,000 characters, a source
+chosen without its credentials, an unknown expert.
 """
 
 from __future__ import annotations

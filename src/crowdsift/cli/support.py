@@ -1,8 +1,8 @@
 """What every command module shares: one-line errors and the error-to-exit-code mapping.
 
 Exit codes: 0 success; 1 a runtime failure (a source that cannot be reached, say); 2 a usage
-problem (bad plan, flag or file, a question under 3 characters, a source chosen without its
-credentials, an unknown expert).
+problem (bad plan, flag or file, a question under 3 or over 2,000 characters, a source chosen
+without its credentials, an unknown expert).
 """
 
 from __future__ import annotations
