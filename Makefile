@@ -45,6 +45,11 @@ demo: install
 		--engine local --source archive
 	$(BIN)/crowdsift ask "Is the Plaud Note worth it compared to a phone recording app?" \
 		--engine local --source archive --experts desk_gear_weekly,homelab_field_notes
+	@echo
+	@echo "crowdsift is installed in $(BIN). Run it with"
+	@echo "  . $(BIN)/activate   (then: crowdsift --help)"
+	@echo "or by its path, without activating:"
+	@echo "  $(BIN)/crowdsift ask \"your question\""
 
 lint: install
 	$(BIN)/ruff format --check src tests bench scripts fuzz

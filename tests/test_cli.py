@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from crowdsift.cli.main import app
+from crowdsift.core.question import MAX_QUESTION_CHARS
+from crowdsift.service.jobs.models import ResearchRequest
 from tests.support.net import free_port
 from tests.support.offline_dns import UNRESOLVABLE, unresolvable_hosts
 
@@ -127,6 +129,20 @@ def test_ask_refuses_a_question_under_3_characters_like_the_api(question: str) -
     stderr = result.stderr  # type: ignore[attr-defined]
     assert stderr.startswith("error: ") and stderr.count("\n") == 1
     assert "too short" in stderr and "at least 3 characters" in stderr
+    assert result.stdout == ""  # type: ignore[attr-defined]
+
+
+def test_ask_refuses_a_question_over_the_apis_2000_characters() -> None:
+    schema = ResearchRequest.model_json_schema()["properties"]["question"]
+    assert schema["maxLength"] == MAX_QUESTION_CHARS == 2000  # one limit, the API's
+    # at the cap the question passes, and the next check (a bad budget) answers
+    at_the_cap = invoke("ask", "x" * MAX_QUESTION_CHARS, "--budget-usd", "0")
+    assert "--budget-usd must be more than 0" in at_the_cap.stderr  # type: ignore[attr-defined]
+    result = invoke("ask", "is it worth it? " + "x" * MAX_QUESTION_CHARS)
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    stderr = result.stderr  # type: ignore[attr-defined]
+    assert stderr.startswith("error: ") and stderr.count("\n") == 1
+    assert "2,016 characters long" in stderr and "at most 2,000" in stderr
     assert result.stdout == ""  # type: ignore[attr-defined]
 
 

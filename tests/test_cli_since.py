@@ -56,3 +56,16 @@ def test_fetch_since_says_the_window_in_its_first_line() -> None:
     )
     first = result.stdout.splitlines()[0]  # type: ignore[attr-defined]
     assert " posts since 2025-06-01 for: " in first
+
+
+@pytest.mark.parametrize("value", ["6m", "1y", "all"])
+def test_fetch_takes_months_years_and_all(value: str) -> None:
+    result = invoke(
+        "fetch", "--plan", "examples/demo_plan.json", "--since", value, "--json", "--no-store"
+    )
+    assert result.exit_code == 0, result.stderr  # type: ignore[attr-defined]
+    data = json.loads(result.stdout)  # type: ignore[attr-defined]
+    bound = datetime.fromisoformat(data["since"])
+    assert all(datetime.fromisoformat(p["created_at"]) >= bound for p in data["posts"])
+    if value == "all":
+        assert data["since"] == "1970-01-01T00:00:00Z"

@@ -221,6 +221,25 @@ def test_an_abstention_is_not_explained_twice_in_the_footer() -> None:
     assert status.startswith("status: partial (abstained: the search found")  # every reason
 
 
+def test_a_long_status_wraps_at_word_ends_and_is_never_cut() -> None:
+    """The footer once read "passed the… ·": a reason cut to fit one line."""
+    result = _result()
+    assert result.summary is not None
+    why = (
+        "the relevance check passed the threads about the Plaud Note but not the ones about "
+        "phone recording apps, so the comparison rests on one side of it"
+    )
+    partial = result.model_copy(
+        update={"status": "partial", "summary": result.summary.model_copy(update={"reason": why})}
+    )
+    lines = render_research(partial, width=80).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("status: "))
+    status = lines[start:]
+    assert len(status) > 1 and all(len(line) <= 80 for line in status)
+    assert "…" not in "".join(status)
+    assert f"status: partial ({why})" in " ".join(status)
+
+
 def test_sample_data_is_said_first_and_in_the_footer() -> None:
     text = render_research(_result().model_copy(update={"sample_data": True}))
     assert text.startswith("SAMPLE DATA: this answer comes from the bundled sample archive")

@@ -51,6 +51,41 @@ def test_accepted_forms(text: str, expected: datetime) -> None:
     assert got.tzinfo is UTC
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("6m", MINUTE.replace(month=5)),
+        ("1M", MINUTE.replace(month=10)),
+        ("11m", MINUTE.replace(year=2025, month=12)),
+        ("13m", MINUTE.replace(year=2025, month=10)),
+        ("1y", MINUTE.replace(year=2025)),
+        ("2 y", MINUTE.replace(year=2024)),
+    ],
+)
+def test_months_and_years_are_calendar_ones_back_from_the_minute(
+    text: str, expected: datetime
+) -> None:
+    assert parse_since(text, NOW) == expected
+    assert parse_since(text, NOW + timedelta(seconds=5)) == expected  # same minute
+
+
+def test_a_month_back_from_a_longer_month_ends_on_the_shorter_months_last_day() -> None:
+    assert parse_since("6m", datetime(2026, 8, 31, 12, tzinfo=UTC)).date().isoformat() == (
+        "2026-02-28"
+    )
+    assert parse_since("1m", datetime(2024, 3, 31, tzinfo=UTC)).day == 29  # a leap February
+    assert parse_since("1y", datetime(2028, 2, 29, tzinfo=UTC)).date().isoformat() == ("2027-02-28")
+
+
+@pytest.mark.parametrize("text", ["all", "ALL", " all "])
+def test_all_is_every_post_and_says_so(text: str) -> None:
+    bound = parse_since(text, NOW)
+    assert bound == datetime(1970, 1, 1, tzinfo=UTC)
+    assert covering_window(bound, NOW) == "all"
+    assert not is_before(0, bound)  # the oldest possible post is in
+    assert describe_window(bound, "month") == "threads from any time (--since all)"
+
+
 def test_thirty_days_before_the_issue_date_is_the_issue_example() -> None:
     assert format_since(parse_since("30d", datetime(2026, 11, 25, tzinfo=UTC))) == "2026-10-26"
 
@@ -63,7 +98,12 @@ def test_thirty_days_before_the_issue_date_is_the_issue_example() -> None:
         ("30", "not a time"),
         ("d", "not a time"),
         ("3 days", "not a time"),
-        ("30m", "not a time"),  # minutes or months? neither is offered
+        ("30min", "not a time"),  # m is months: minutes are not offered
+        ("0m", "empty span"),
+        ("0y", "empty span"),
+        ("60y", "before 1970"),
+        ("9999999m", "before 1970"),
+        ("al", "not a time"),
         ("-5d", "not a time"),
         ("1.5d", "not a time"),
         ("yesterday", "not a time"),

@@ -15,11 +15,12 @@ from sqlalchemy import create_engine, select
 
 from crowdsift.core import language
 from crowdsift.core.models import FetchResult, SearchPlan
+from crowdsift.core.question import MAX_QUESTION_CHARS
 from crowdsift.feed.commands import run_index
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
 from crowdsift.service.api.app import MAX_BODY_BYTES, create_app
 from crowdsift.service.api.deps import get_fetch
-from crowdsift.service.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS
+from crowdsift.service.jobs.models import MAX_EXPERTS
 from crowdsift.service.jobs.store import JobRow, JobStore
 from crowdsift.testing.factories import raw_comment, raw_post
 from crowdsift.testing.memory_source import MemorySource

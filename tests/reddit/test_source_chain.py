@@ -26,7 +26,7 @@ from crowdsift.pipeline.wiring import ResearchOptions, research_deps
 from crowdsift.service.facade import fetch
 from crowdsift.sources.archive.importer import import_files
 from crowdsift.sources.reddit import factory
-from crowdsift.sources.reddit.chain import AllSourcesFailedError, Link
+from crowdsift.sources.reddit.chain import AllSourcesFailedError, Link, one_per_source
 from crowdsift.sources.reddit.factory import build_source
 from crowdsift.testing.factories import raw_comment, raw_post
 from tests.support.arctic_shift_server import ArcticShiftServer
@@ -105,8 +105,7 @@ def test_keyless_default_uses_a_reachable_arctic_shift(
     assert _by_status(result.source_status) == [
         ("reddit-api", "not_configured"),
         ("arctic-shift", "ok"),
-        ("archive", "not_configured"),
-        ("archive", "skipped"),
+        ("archive", "skipped"),  # your archive (not set up) and the sample: one source
     ]
     arctic_status = result.source_status[1]
     assert arctic_status.requests == len(arctic.requests)  # the probe and every search, counted
@@ -121,12 +120,11 @@ def test_a_dead_arctic_shift_hands_over_to_the_sample_which_stays_flagged(tmp_pa
     assert _by_status(result.source_status) == [
         ("reddit-api", "not_configured"),
         ("arctic-shift", "unreachable"),
-        ("archive", "not_configured"),
-        ("archive", "ok"),
+        ("archive", "ok"),  # one entry, not "not_configured" and then "ok"
     ]
     dead = result.source_status[1]
     assert dead.requests == 1 and "refused the connection" in dead.detail
-    assert "SAMPLE DATA" in result.source_status[3].detail
+    assert "SAMPLE DATA" in result.source_status[2].detail
 
 
 def test_the_users_archive_comes_before_the_sample(tmp_path: Path, own_archive: Path) -> None:
@@ -136,7 +134,6 @@ def test_the_users_archive_comes_before_the_sample(tmp_path: Path, own_archive: 
     assert _by_status(result.source_status)[1:] == [
         ("arctic-shift", "unreachable"),
         ("archive", "ok"),
-        ("archive", "skipped"),
     ]
 
 
@@ -149,7 +146,6 @@ def test_an_empty_answer_is_not_a_failure(tmp_path: Path) -> None:
     assert result.posts == [] and not result.sample_data and not report.errors
     assert _by_status(result.source_status)[1:] == [
         ("arctic-shift", "empty"),
-        ("archive", "not_configured"),
         ("archive", "skipped"),
     ]
 
@@ -171,7 +167,7 @@ def test_unreachable_mid_run_hands_the_remaining_queries_over(
     finally:
         built.source.close()
     assert _by_status(statuses)[1] == ("arctic-shift", "unreachable")
-    assert statuses[3].status == "ok" and statuses[1].requests == 2  # probe + the failed search
+    assert statuses[2].status == "ok" and statuses[1].requests == 2  # probe + the failed search
 
 
 def test_a_429_beyond_the_wait_cap_hands_over(
@@ -283,9 +279,10 @@ def test_all_failed_fetch_exits_1_with_one_line_per_source(
     assert [line.split(":")[0].strip() for line in lines[1:]] == [
         "reddit-api auth failed",
         "arctic-shift unreachable",
-        "archive not configured",
         "archive unreachable",
     ]
+    archive = lines[-1]  # one line, saying both what is missing and what failed
+    assert "no archive imported" in archive and "sample" in archive
     assert "no matching discussion" not in done.output.lower()
 
 
@@ -300,7 +297,7 @@ def test_all_failed_ask_exits_1_and_never_says_nothing_was_found(
 
     assert done.exit_code == 1 and done.stdout == ""
     assert "no Reddit source answered" in done.stderr
-    assert sum(line.startswith("  ") for line in done.stderr.splitlines()) == 4
+    assert sum(line.startswith("  ") for line in done.stderr.splitlines()) == 3
     assert "no matching discussion" not in done.output.lower()
 
 
@@ -310,7 +307,6 @@ def test_all_failed_chain_error_lists_every_source(tmp_path: Path, nothing_answe
     assert [s.status for s in failed.value.statuses] == [
         "auth_failed",
         "unreachable",
-        "not_configured",
         "unreachable",
     ]
 
@@ -328,7 +324,7 @@ def test_cli_fetch_warns_once_per_failed_source_and_carries_the_status(tmp_path:
     assert done.exit_code == 0
     body = json.loads(done.stdout)
     assert [s["status"] for s in body["source_status"]] == [
-        "not_configured", "unreachable", "not_configured", "ok",
+        "not_configured", "unreachable", "ok",
     ]  # fmt: skip
     assert set(body["source_status"][0]) == {"source", "status", "detail", "requests"}
     warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
@@ -365,7 +361,7 @@ def test_the_api_fetch_result_carries_source_status(tmp_path: Path) -> None:
         response = client.post("/api/fetch", json=PLAN.model_dump(mode="json"))
     assert response.status_code == 200
     statuses = response.json()["source_status"]
-    assert [s["status"] for s in statuses][1:] == ["unreachable", "not_configured", "ok"]
+    assert [s["status"] for s in statuses][1:] == ["unreachable", "ok"]
 
 
 def test_keys_without_a_user_agent_are_passed_over_with_a_warning_saying_why(
@@ -384,3 +380,16 @@ def test_keys_without_a_user_agent_are_passed_over_with_a_warning_saying_why(
     assert _by_status(result.source_status)[0] == ("reddit-api", "not_configured")
     (warning,) = [e for e in logs if e["event"] == "source_not_usable"]
     assert warning["log_level"] == "warning" and "REDDIT_USER_AGENT" in warning["detail"]
+
+
+def test_one_entry_per_source_the_one_that_answered_with_every_request() -> None:
+    mine = SourceStatus(source="archive", status="not_configured", detail="no archive imported")
+    sample = SourceStatus(source="archive", status="ok", detail="the sample: 3 posts", requests=5)
+    dead = SourceStatus(source="arctic-shift", status="unreachable", detail="down", requests=1)
+    merged = one_per_source([dead, mine, sample])
+    assert [(s.source, s.status, s.requests) for s in merged] == [
+        ("arctic-shift", "unreachable", 1),
+        ("archive", "ok", 5),
+    ]
+    assert merged[1].detail == "the sample: 3 posts"
+    assert one_per_source([sample, mine]) == [sample]  # answering outranks a later "not set up"

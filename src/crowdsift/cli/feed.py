@@ -40,7 +40,10 @@ def register(app: typer.Typer) -> None:
 def index(
     fetch_result: Annotated[
         Path | None,
-        typer.Argument(help="A FetchResult JSON file (`crowdsift fetch PLAN --json`)."),
+        typer.Argument(
+            help="A FetchResult JSON file "
+            "(`crowdsift fetch --plan PLAN.json --json > result.json`)."
+        ),
     ] = None,
     archive: Annotated[
         Path | None,

@@ -78,7 +78,10 @@ def fetch(
     ] = True,
     since: Annotated[
         str | None,
-        typer.Option("--since", help="Only posts since then: 12h, 30d, 2w or a date (2026-01-01)."),
+        typer.Option(
+            "--since",
+            help="Only posts since then: 12h, 30d, 2w, 6m, 1y, a date (2026-01-01) or all.",
+        ),
     ] = None,
 ) -> None:
     """Run a SearchPlan against a Reddit source and print the approved posts and comments."""

@@ -2,8 +2,8 @@
 
 Exit codes: 0 success; 1 a runtime failure (an ``ask`` whose sources could not be reached),
 or a fetch that completed with failed queries or threads (the result is still printed); 2 a
-usage problem: a bad plan file or flag, a question under 3 characters, a source chosen without
-its credentials, an unknown expert.
+usage problem: a bad plan file or flag, a question under 3 or over 2,000 characters, a source
+chosen without its credentials, an unknown expert.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from crowdsift.cli.feed import register as register_feed_commands
 from crowdsift.cli.fetch import register as register_fetch_command
 from crowdsift.cli.prices import prices_app
 from crowdsift.cli.subreddits import subreddits_app
-from crowdsift.cli.support import check_question
+from crowdsift.cli.support import check_question, reflow_help
 from crowdsift.cli.support import engine_choice as _engine_name
 from crowdsift.cli.support import error as _error
 from crowdsift.cli.support import exit_codes as _exit_codes
@@ -34,7 +34,7 @@ from crowdsift.cli.support import source_name as _source_name
 from crowdsift.cli.support import source_warnings as _source_warnings
 from crowdsift.core.config import Settings, get_settings
 from crowdsift.core.errors import ConfigError, PlanError
-from crowdsift.core.log import configure_logging, register_secrets
+from crowdsift.core.log import configure_logging, configure_terminal_logging, register_secrets
 from crowdsift.core.models import SCHEMA_MODELS
 from crowdsift.core.tracing import configure_tracing
 
@@ -66,14 +66,14 @@ def main_options(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show version.")
     ] = False,
 ) -> None:
-    """Configure logging once for every command (structured events on stderr)."""
+    """Configure logging once for every command (plain warnings; structured lines on -v)."""
     try:
         settings = get_settings()
     except ConfigError as exc:  # a bad CROWDSIFT_* value: one line per variable, exit 2
         for line in str(exc).splitlines():
             _error(line)
         raise typer.Exit(2) from None
-    configure_logging(_log_level(settings, verbose))
+    _configure_logs(settings, verbose)
     register_secrets(settings.secret_values())
     configure_tracing(settings)  # OTLP export only when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
@@ -82,12 +82,26 @@ def _log_level(settings: Settings, verbose: int) -> str:
     return {0: settings.log_level, 1: "INFO"}.get(verbose, "DEBUG")
 
 
+def _configure_logs(settings: Settings, verbose: int) -> None:
+    """Structured log lines reach the terminal only when asked for (``-v``,
+    ``CROWDSIFT_LOG_LEVEL``); with ``CROWDSIFT_LOG_FILE`` they go to that file instead. A
+    normal run shows each warning once as a plain ``warning: …`` line."""
+    asked = verbose > 0 or "log_level" in settings.model_fields_set
+    if settings.log_file is not None:
+        level = _log_level(settings, verbose) if asked else "INFO"
+        configure_terminal_logging(log_file=settings.log_file, file_level=level)
+    elif asked:
+        configure_logging(_log_level(settings, verbose))
+    else:
+        configure_terminal_logging()
+
+
 def _verbosity(ctx: typer.Context, verbose: int) -> int:
     """``crowdsift -v ask`` and ``crowdsift ask -v`` mean the same: the two counts add up, and
     a ``-v`` after the command raises the log level as the global one does."""
     root = int(ctx.parent.params.get("verbose") or 0) if ctx.parent is not None else 0
     if verbose:
-        configure_logging(_log_level(get_settings(), root + verbose))
+        _configure_logs(get_settings(), root + verbose)
     return root + verbose
 
 
@@ -127,7 +141,10 @@ def ask(
         ),
     ] = None,
     no_reddit: Annotated[
-        bool, typer.Option("--no-reddit", help="Skip Reddit (phase 8); needs --experts.")
+        bool,
+        typer.Option(
+            "--no-reddit", help="Leave Reddit out: ask only --experts (or other --sources)."
+        ),
     ] = False,
     recent_only: Annotated[
         bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
@@ -144,8 +161,8 @@ def ask(
         str | None,
         typer.Option(
             "--since",
-            help="Only what was posted since then: 12h, 30d, 2w or a date (2026-01-01). "
-            "Default: the last month for fast-moving topics, else any time.",
+            help="Only what was posted since then: 12h, 30d, 2w, 6m, 1y or a date (2026-01-01); "
+            "all for any time. Default: the last month for fast-moving topics, else any time.",
         ),
     ] = None,
     budget_usd: Annotated[
@@ -169,9 +186,10 @@ def ask(
 ) -> None:
     """Answer a question from Reddit communities (and experts), every claim linked to a source.
 
-    One pipeline: intent-aware searches, screening and dedupe, a relevance gate, rerank, a deep
-    drill of the top threads, then one synthesis (answer, takeaways, risks, staff-engineer
-    sections). --experts runs the Experts Panel in parallel; --no-reddit leaves Reddit out.
+    Searches the communities that talk about the question, keeps the threads that are about
+    it, reads the best of them with their replies, then writes one answer: what people say,
+    highlights, cautions, and the replies worth a look. --experts also asks the Experts Panel
+    at the same time; --no-reddit leaves Reddit out.
     """
     from crowdsift.pipeline.research import research_async
     from crowdsift.pipeline.wiring import ResearchOptions
@@ -389,6 +407,7 @@ def _schema_models() -> dict[str, type[BaseModel]]:
 register_fetch_command(app)
 register_feed_commands(app)
 register_doctor_command(app)
+reflow_help(app)  # after every command is registered
 
 
 def main() -> None:

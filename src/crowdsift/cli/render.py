@@ -16,7 +16,6 @@ from crowdsift.cli.experts_render import render_expert_responses
 from crowdsift.cli.layout import WIDTH, bullet, paragraph, source_lines
 from crowdsift.cli.sidecar_render import Sections, render_sections, run_lines
 from crowdsift.core.citations import number_citations
-from crowdsift.core.sentences import truncate_words
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.result import ResearchResult
 from crowdsift.pipeline.synthesis.display import (
@@ -261,10 +260,7 @@ def footer_lines(result: ResearchResult, width: int, *, full: bool = False) -> l
         read = f" · {len(result.expert_responses)} experts"
     else:
         read = ""
-    if full:
-        lines += paragraph(status + read, width)
-    else:
-        lines.append(truncate_words(status, width - len(read)) + read)
+    lines += paragraph(status + read, width)  # wrapped, never cut: the reason is the point
     usage = result.usage
     if usage.budget_exhausted:
         lines += paragraph(

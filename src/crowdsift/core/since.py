@@ -1,13 +1,16 @@
 """``--since``: how far back a run looks, as one aware UTC datetime every source can honour.
 
-A user writes ``30d``, ``12h``, ``2w`` or ``2026-01-01`` (the API and plan files also take a
-full ISO 8601 datetime, which is how a resolved ``since`` travels back in). Everything here is
+A user writes ``12h``, ``30d``, ``2w``, ``6m``, ``1y``, ``2026-01-01`` or ``all`` (the API and
+plan files also take a full ISO 8601 datetime, which is how a resolved ``since`` travels back
+in). Everything here is
 pure: "now" is passed in, so the same text always gives the same bound in tests.
 
 - ``parse_since(text, now)``: the bound. Relative spans count back from ``now`` floored to the
   minute, so the same command run a few seconds later sends the same requests (the response
-  cache and Arctic Shift's minute-rounded bounds see one request, not two); dates are midnight
-  UTC; an ISO datetime without a zone is UTC.
+  cache and Arctic Shift's minute-rounded bounds see one request, not two); months and years
+  are calendar ones (``6m`` on 31 August is 28 or 29 February, the month's last day); dates
+  are midnight UTC; an ISO datetime without a zone is UTC; ``all`` is ``EARLIEST``, all time
+  even for a fast-moving topic, whose automatic window is otherwise the last month.
 - ``covering_window(since, now)``: the smallest Reddit time filter (hour, day, week, month =
   30 days, year = 365 days, all) that still contains every post since the bound; the sources
   use the same window lengths, and the fetcher then filters exactly by ``created_utc``.
@@ -21,6 +24,7 @@ pure: "now" is passed in, so the same text always gives the same bound in tests.
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 from datetime import UTC, datetime, timedelta
@@ -32,7 +36,9 @@ from crowdsift.core.config import TimeFilter
 from crowdsift.core.errors import UsageError
 from crowdsift.core.text import utc_now
 
-ACCEPTED_FORMS = "12h, 30d, 2w (hours, days, weeks back) or a date like 2026-01-01"
+ACCEPTED_FORMS = (
+    "12h, 30d, 2w, 6m, 1y (hours, days, weeks, months, years back), a date like 2026-01-01, or all"
+)
 """What every ``--since`` error lists, so the fix is in the message."""
 
 WINDOW_SECONDS: dict[TimeFilter, int] = {
@@ -45,7 +51,9 @@ WINDOW_SECONDS: dict[TimeFilter, int] = {
 """Reddit's ``t`` windows, smallest first, in the lengths the archive and Arctic Shift use."""
 
 _UNIT_SECONDS = {"h": 3600, "d": 86_400, "w": 7 * 86_400}
-_SPAN = re.compile(r"([0-9]{1,7})\s*([hdw])", re.IGNORECASE)
+_MONTHS = {"m": 1, "y": 12}
+_SPAN = re.compile(r"([0-9]{1,7})\s*([hdwmy])", re.IGNORECASE)
+ALL_TIME = "all"
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 """No bound before the epoch: every source counts time in epoch seconds (and no Reddit,
@@ -65,6 +73,8 @@ def parse_since(text: str, now: datetime) -> datetime:
     value = text.strip()
     now = _utc(now)
     span = _SPAN.fullmatch(value)
+    if value.lower() == ALL_TIME:
+        return EARLIEST
     if span is not None:
         bound = _relative(value, int(span.group(1)), span.group(2).lower(), now)
     elif _DATE.match(value):
@@ -84,10 +94,22 @@ def _relative(text: str, count: int, unit: str, now: datetime) -> datetime:
     if count == 0:
         raise SinceError(f"--since {text!r} is an empty span; use {ACCEPTED_FORMS}")
     floor = now.replace(second=0, microsecond=0)
+    if unit in _MONTHS:
+        return _months_back(floor, count * _MONTHS[unit])
     try:
         return floor - timedelta(seconds=count * _UNIT_SECONDS[unit])
     except OverflowError:
         return datetime.min.replace(tzinfo=UTC)  # before 1970: refused by the caller
+
+
+def _months_back(moment: datetime, months: int) -> datetime:
+    """The same day and time ``months`` calendar months earlier (the month's last day when
+    it is shorter); ``datetime.min`` when that is before year 1 (refused by the caller)."""
+    year, month = divmod(moment.year * 12 + moment.month - 1 - months, 12)
+    if year < 1:
+        return datetime.min.replace(tzinfo=UTC)
+    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
+    return moment.replace(year=year, month=month + 1, day=day)
 
 
 def _absolute(text: str, now: datetime) -> datetime:
@@ -178,6 +200,8 @@ def describe_window(
     ``newest`` is the newest post an archive holds, which the window counted back from (None:
     from now); ``widened_from`` the threads that window held when it was too few and the
     search widened once to all time."""
+    if since is not None and _utc(since) <= EARLIEST:
+        return "threads from any time (--since all)"
     if since is not None:
         return f"threads since {format_since(since)}"
     if default is None:
@@ -215,9 +239,10 @@ _SCHEMA = {
     "anyOf": [
         {
             "type": "string",
-            "description": "12h, 30d, 2w (hours, days, weeks back), a date (2026-01-01) or an "
-            "ISO 8601 datetime; answers carry it resolved, as an ISO 8601 datetime in UTC",
-            "examples": ["30d", "2026-01-01", "2026-10-26T00:00:00Z"],
+            "description": "12h, 30d, 2w, 6m, 1y (hours, days, weeks, months, years back), a "
+            "date (2026-01-01), all (every post, even for a fast-moving topic) or an ISO 8601 "
+            "datetime; answers carry it resolved, as an ISO 8601 datetime in UTC",
+            "examples": ["30d", "6m", "2026-01-01", "all", "2026-10-26T00:00:00Z"],
         },
         {"type": "null"},
     ]
@@ -229,6 +254,6 @@ Since = Annotated[
     AfterValidator(_to_utc),
     WithJsonSchema(_SCHEMA),
 ]
-"""A ``since`` field of a request or plan: ``30d``/``12h``/``2w``/a date/an ISO datetime in,
+"""A ``since`` field of a request or plan: ``30d``/``6m``/a date/``all``/an ISO datetime in,
 an aware UTC datetime (or None) out. Only this adapter reads the wall clock. One JSON Schema
 serves both directions (a string), so an API document needs no separate input model."""

@@ -26,12 +26,13 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError, ProgrammingError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from crowdsift.core.config import SourceName
 from crowdsift.core.errors import StoreError
 from crowdsift.core.models import Comment
+from crowdsift.core.schema_lock import schema_lock
 
 _BATCH = 500
 
@@ -101,13 +102,30 @@ def guarded(engine: Engine, doing: str) -> Iterator[None]:
 
 
 def create_tables(engine: Engine, tables: Sequence[Any]) -> None:
-    """``create_all`` that survives a race: two processes creating the same table on a fresh
-    PostgreSQL database make one fail ("already exists" / duplicate type); by then the table
-    exists, so the second look (``checkfirst``) finds it and creates nothing."""
+    """``create_all`` that several processes can run at once on a fresh database.
+
+    A SQLite file's tables are created under its schema lock (``core.schema_lock``): the
+    processes take turns, and each one after the first finds the tables (``checkfirst``) and
+    creates nothing. A server database (PostgreSQL) has no file to lock: there, a process
+    that loses the race fails ("already exists" / duplicate type) after the table exists, so
+    a second look finds it."""
+    database = _sqlite_database(engine)
+    if database is not None:
+        with schema_lock(database):
+            Base.metadata.create_all(engine, tables=list(tables))
+        return
     try:
         Base.metadata.create_all(engine, tables=list(tables))
-    except (IntegrityError, ProgrammingError):
+    except (IntegrityError, ProgrammingError, OperationalError):
         Base.metadata.create_all(engine, tables=list(tables))
+
+
+def _sqlite_database(engine: Engine) -> Path | None:
+    """The file behind a SQLite engine; None for memory databases and servers."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
 
 
 def _safe_url(url: str) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from crowdsift.core.log import get_logger
+from crowdsift.core.schema_lock import SchemaLockTimeoutError, schema_lock
 
 log = get_logger(__name__)
 
@@ -111,6 +112,8 @@ class DiskVectorCache:
                     log.debug("vector_cache_busy", path=str(self.path))
                     return
                 self._turn_off(exc)
+            except SchemaLockTimeoutError:  # another process is creating the file: next time
+                log.debug("vector_cache_busy", path=str(self.path))
             except (sqlite3.Error, OSError) as exc:
                 self._turn_off(exc)
 
@@ -128,10 +131,11 @@ class DiskVectorCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(_SCHEMA)
-        except sqlite3.Error:
+            with schema_lock(self.path, timeout=self._timeout):  # a cache never waits long
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute(_SCHEMA)
+        except (sqlite3.Error, SchemaLockTimeoutError):
             conn.close()
             raise
         return conn

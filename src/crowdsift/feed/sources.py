@@ -49,7 +49,8 @@ def posts_from_fetch_result(path: Path) -> list[Post]:
         where = ".".join(str(p) for p in first["loc"]) or "document"
         raise ConfigError(
             f"{path} is not a FetchResult ({where}: {first['msg']}); produce one with "
-            "`crowdsift fetch PLAN.json --json > result.json`, or index an archive with --archive"
+            "`crowdsift fetch --plan PLAN.json --json > result.json`, or index an archive "
+            "with --archive"
         ) from exc
 
 

@@ -39,6 +39,7 @@ from redis.retry import Retry
 from crowdsift.core.config import Settings
 from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger, register_secrets
+from crowdsift.core.schema_lock import SchemaLockTimeoutError, schema_lock
 
 log = get_logger(__name__)
 
@@ -198,7 +199,7 @@ class SqliteResponseCache:
         self._writes = 0
         try:
             self._conn = self._connect()
-        except (OSError, sqlite3.Error) as exc:
+        except (OSError, sqlite3.Error, SchemaLockTimeoutError) as exc:
             raise ResponseCacheError(
                 f"cannot open the response cache {self.path}: {type(exc).__name__}: {exc}."
             ) from exc
@@ -209,16 +210,19 @@ class SqliteResponseCache:
             self.path, timeout=_SQLITE_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
         )
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                "key TEXT PRIMARY KEY, value BLOB NOT NULL, expires_at REAL NOT NULL)"
-            )
-            conn.execute("CREATE INDEX IF NOT EXISTS responses_expiry ON responses (expires_at)")
-            _upgrade(conn)
+            with schema_lock(self.path):  # one process at a time sets up a fresh file
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS responses ("
+                    "key TEXT PRIMARY KEY, value BLOB NOT NULL, expires_at REAL NOT NULL)"
+                )
+                conn.execute(
+                    "CREATE INDEX IF NOT EXISTS responses_expiry ON responses (expires_at)"
+                )
+                _upgrade(conn)
             conn.execute("DELETE FROM responses WHERE expires_at <= ?", (self._clock(),))
-        except sqlite3.Error:
+        except (sqlite3.Error, SchemaLockTimeoutError):
             conn.close()
             raise
         return conn

@@ -36,11 +36,12 @@ from crowdsift.core.config import Settings
 from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger, redact_text
 from crowdsift.core.models import FetchResult, Post, SearchPlan
+from crowdsift.core.question import MAX_QUESTION_CHARS, MIN_QUESTION_CHARS
 from crowdsift.feed.retriever import MAX_FEED_SIZE, MIN_FEED_SIZE, FeedMode
 from crowdsift.pipeline.result import Progress, ResearchResult
 from crowdsift.service import facade as service
 from crowdsift.service.jobs.execute import ResearchFn
-from crowdsift.service.jobs.models import MAX_EXPERTS, MAX_QUESTION_CHARS, ResearchRequest
+from crowdsift.service.jobs.models import MAX_EXPERTS, ResearchRequest
 from crowdsift.sources.experts.models import ExpertSummary
 
 log = get_logger(__name__)
@@ -133,7 +134,7 @@ def _add_research(server: MCPServer[Any], run_research: ResearchFn) -> None:
             str,
             Field(
                 description="The question, in plain words and any language "
-                f"(3 to {MAX_QUESTION_CHARS} characters).",
+                f"({MIN_QUESTION_CHARS} to {MAX_QUESTION_CHARS} characters).",
                 examples=["Is the Plaud Note worth it compared to a phone recording app?"],
             ),
         ],
@@ -275,8 +276,8 @@ def _add_list_experts(server: MCPServer[Any], settings: Settings) -> None:
 
 
 SINCE_DESCRIPTION = (
-    "Only posts since then: 12h, 30d, 2w or a date like 2026-01-01. Default: the last month "
-    "for fast-moving topics, else any time."
+    "Only posts since then: 12h, 30d, 2w, 6m, 1y, a date like 2026-01-01, or all (any time). "
+    "Default: the last month for fast-moving topics, else any time."
 )
 
 

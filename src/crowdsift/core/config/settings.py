@@ -83,7 +83,18 @@ class Settings(DocumentedSettings):
         description="reddit-api | arctic-shift | archive | auto (each in turn, falling through "
         "on failure)",
     )
-    log_level: str = Field("WARNING", validation_alias=_env("CROWDSIFT_LOG_LEVEL"))
+    log_level: str = Field(
+        "WARNING",
+        validation_alias=_env("CROWDSIFT_LOG_LEVEL"),
+        description="structured log lines at this level and above on stderr; unset, the CLI "
+        "prints each warning once as a plain line instead",
+    )
+    log_file: Path | None = Field(
+        None,
+        validation_alias=_env("CROWDSIFT_LOG_FILE"),
+        description="append the CLI's structured log lines here (INFO and above, or "
+        "CROWDSIFT_LOG_LEVEL's); the terminal keeps plain warnings",
+    )
     import_workers: int | None = Field(
         None,
         ge=0,

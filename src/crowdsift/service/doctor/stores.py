@@ -172,7 +172,7 @@ def check_chroma(ctx: DoctorContext) -> Check:
         return Check(
             name="chroma",
             status="ok",
-            detail=f"local store at {directory} (created by `crowdsift feed index`)",
+            detail=f"local store at {directory} (created by `crowdsift index`)",
         )
     return Check(
         name="chroma",

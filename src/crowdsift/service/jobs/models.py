@@ -12,13 +12,13 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from crowdsift.core.question import MAX_QUESTION_CHARS, MIN_QUESTION_CHARS
 from crowdsift.core.since import Since
 from crowdsift.pipeline.result import ResearchResult
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 FINISHED: frozenset[str] = frozenset({"done", "failed"})
 
-MAX_QUESTION_CHARS = 2000
 MAX_EXPERTS = 10
 MAX_SUBREDDITS = 10
 _ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
@@ -30,7 +30,7 @@ class ResearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     question: str = Field(
-        min_length=3,
+        min_length=MIN_QUESTION_CHARS,
         max_length=MAX_QUESTION_CHARS,
         description="What you want to know, in any language.",
         examples=["Is the Plaud Note worth it compared to a phone recording app?"],
@@ -65,9 +65,10 @@ class ResearchRequest(BaseModel):
     )
     since: Since = Field(
         None,
-        description="Only what was posted since then, on every source: 12h, 30d, 2w, a date "
-        "(2026-01-01) or an ISO datetime; resolved when the request arrives. Default: the last "
-        "month for fast-moving topics, else any time (the result's `window` says which).",
+        description="Only what was posted since then, on every source: 12h, 30d, 2w, 6m, 1y, a "
+        "date (2026-01-01), all (any time) or an ISO datetime; resolved when the request "
+        "arrives. Default: the last month for fast-moving topics, else any time (the result's "
+        "`window` says which).",
         examples=["30d"],
     )
 

@@ -285,14 +285,35 @@ def open_readonly(path: Path) -> sqlite3.Connection:
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Create the schema in a brand-new file; refuse an old or a newer format."""
-    version = _user_version(conn)
-    if version == 0:
-        conn.executescript(
-            f"BEGIN IMMEDIATE;\n{_V3}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
-        )
+    """Create the schema in a brand-new file; refuse an old or a newer format.
+
+    The version is read again inside the write transaction: of two writers opening one new
+    file together, the second waits for the first's schema, finds it, and creates nothing."""
+    if _user_version(conn) == 0:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _user_version(conn) == 0:
+                for statement in _statements(_V3):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
         return
     _check_version(conn, path)
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of ``script`` one by one (a trigger's body keeps its own ``;``)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return statements
 
 
 def _check_version(conn: sqlite3.Connection, path: Path) -> None:

@@ -3,9 +3,9 @@
 The archive records a hash of the dump files (and of the schema and import format versions),
 so a new crowdsift release with new demo data or a new schema rebuilds it by itself. It is
 built in a temporary file in the same directory and renamed into place, so a crash never
-leaves half an archive and readers only ever see a complete one. Concurrent builders each
-write their own temporary file; the renames are atomic, so the last one wins and both callers
-get a complete archive.
+leaves half an archive and readers only ever see a complete one. One process builds it at a
+time (``core.schema_lock`` on ``demo-archive.sqlite.lock``): processes started together on a
+fresh data directory wait for the first one's archive instead of each importing their own.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from crowdsift.core.errors import ArchiveError
 from crowdsift.core.log import get_logger
 from crowdsift.core.privacy import AuthorPolicy
+from crowdsift.core.schema_lock import schema_lock
 from crowdsift.demo import demo_dump_files
 from crowdsift.sources.archive import db
 from crowdsift.sources.archive.importer import import_files
@@ -77,7 +78,8 @@ def ensure_demo_archive(data_dir: Path, *, dump_files: Sequence[Path] | None = N
     digest = content_hash(files)
     if stored_hash(target) == digest:
         return target
-    with _build_lock:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _build_lock, schema_lock(target):  # other processes wait, then find it built
         if stored_hash(target) != digest and not _copy_built(digest, target):
             _build(files, target, digest)
             _built[digest] = target

@@ -115,9 +115,11 @@ class SourceChain:
     # --- what the run reports -------------------------------------------------------------
 
     def statuses(self) -> list[SourceStatus]:
-        """One entry per link, in chain order (the run's ``source_status``)."""
+        """One entry per source, in chain order (the run's ``source_status``): two links of
+        one source (your archive, then the bundled sample) are one entry (``one_per_source``)."""
         with self._lock:
-            return [self._status(index, state) for index, state in enumerate(self._states)]
+            links = [self._status(index, state) for index, state in enumerate(self._states)]
+        return one_per_source(links)
 
     @property
     def sample_data(self) -> bool:
@@ -364,6 +366,35 @@ class SourceChain:
             in_use = self._states[self._current].link.name
             detail = f"{link.label}: not needed, {in_use} answered"
         return SourceStatus(source=link.name, status="skipped", detail=detail, requests=requests)
+
+
+def _telling(status: SourceStatus) -> int:
+    """How much an entry says about its source, most first: it answered; it failed; it was
+    not needed; it is not set up."""
+    if status.status in ("ok", "empty"):
+        return 0
+    if status.status == "skipped":
+        return 2
+    return 3 if status.status == "not_configured" else 1
+
+
+def one_per_source(statuses: Sequence[SourceStatus]) -> list[SourceStatus]:
+    """The entries merged by source, where each source first appears: the most telling entry
+    (a later link's on a tie: it came after), with the requests of all of them. When none of
+    them was usable, every detail is kept (what failed and what was not set up)."""
+    merged: dict[str, SourceStatus] = {}
+    for status in statuses:
+        kept = merged.get(status.source)
+        if kept is None:
+            merged[status.source] = status
+            continue
+        chosen = status if _telling(status) <= _telling(kept) else kept
+        update: dict[str, object] = {"requests": kept.requests + status.requests}
+        unusable = _telling(kept) in (1, 3) and _telling(status) in (1, 3)
+        if unusable and status.detail not in kept.detail:
+            update["detail"] = "; ".join(d for d in (kept.detail, status.detail) if d)
+        merged[status.source] = chosen.model_copy(update=update)
+    return list(merged.values())
 
 
 def _cursor_for(after: str | None, index: int) -> str | None:
