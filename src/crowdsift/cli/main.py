@@ -23,6 +23,7 @@ from crowdsift.cli.doctor import register as register_doctor_command
 from crowdsift.cli.experts import experts_app
 from crowdsift.cli.feed import register as register_feed_commands
 from crowdsift.cli.fetch import register as register_fetch_command
+from crowdsift.cli.output import check_output, choose_format, emit
 from crowdsift.cli.prices import prices_app
 from crowdsift.cli.subreddits import subreddits_app
 from crowdsift.cli.support import check_question, reflow_help
@@ -125,6 +126,20 @@ def ask(
         typer.Option("--engine", "-e", help="local (no key, extractive) | openai."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ResearchResult JSON.")] = False,
+    output_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="text | json | md | html (--json is --format json). md and html are the whole "
+            "answer as a report; default text, or what the -o file's suffix says.",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the answer to this file instead of printing it."
+        ),
+    ] = None,
     full: Annotated[
         bool,
         typer.Option("--full", help="Print the whole answer: every sentence, section and source."),
@@ -201,6 +216,8 @@ def ask(
 
         engine_name, source_name = _engine_name(engine), _source_name(source)
         question = check_question(question)
+        fmt = choose_format(output_format, as_json=as_json, output=output)
+        check_output(output)
         expert_ids = _expert_ids(experts)
         with_reddit, extra = parse_sources(sources)
         search_reddit = with_reddit and not no_reddit
@@ -229,12 +246,8 @@ def ask(
                 sources=extra,
             )
         )
-    if as_json:
-        typer.echo(result.model_dump_json(indent=2))
-    else:
-        from crowdsift.cli.render import render_research
-
-        typer.echo(render_research(result, full=full))
+    with _exit_codes():
+        emit(result, fmt, output, full=full)
     _source_warnings(result.source_status)
     if verbosity:
         from crowdsift.pipeline.telemetry import run_telemetry, telemetry_lines

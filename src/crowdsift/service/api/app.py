@@ -36,6 +36,7 @@ from crowdsift.service.api.routes import (
     fetch,
     health,
     metrics,
+    reports,
     research,
     web,
 )
@@ -116,7 +117,7 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     guarded = [Depends(require_api_key)]
-    for module in (research, fetch, feed, experts, metrics):
+    for module in (research, reports, fetch, feed, experts, metrics):
         # The router limit also stops bodies sent without Content-Length (chunked).
         app.include_router(
             module.router,
