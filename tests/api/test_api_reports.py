@@ -121,3 +121,14 @@ def test_the_openapi_document_lists_the_reports(client: TestClient) -> None:
         route = paths[f"/api/research/{{job_id}}/report.{suffix}"]["get"]
         assert media in route["responses"]["200"]["content"]
         assert {"404", "409"} <= set(route["responses"])
+
+
+def test_the_reports_are_also_served_under_api_jobs(client: TestClient) -> None:
+    job_id = submit(client, "Is the Plaud Note worth it?")
+    assert wait_done(client, job_id)["status"] == "done"
+    for suffix in ("md", "html"):
+        research = client.get(f"/api/research/{job_id}/report.{suffix}")
+        alias = client.get(f"/api/jobs/{job_id}/report.{suffix}")
+        assert alias.status_code == 200 == research.status_code
+        assert alias.content == research.content
+    assert client.get("/api/jobs/0000/report.md").status_code == 404

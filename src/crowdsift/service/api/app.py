@@ -117,10 +117,11 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         )
     guarded = [Depends(require_api_key)]
-    for module in (research, reports, fetch, feed, experts, metrics):
+    routers = [m.router for m in (research, reports, fetch, feed, experts, metrics)]
+    for router in [*routers, reports.jobs_router]:
         # The router limit also stops bodies sent without Content-Length (chunked).
         app.include_router(
-            module.router,
+            router,
             dependencies=guarded,
             responses=UNAUTHORIZED,
             max_body_size=MAX_BODY_BYTES,

@@ -1,4 +1,5 @@
-"""``/api/research/{id}/report.md|.html``: a finished job's answer, kept as a file.
+"""``/api/research/{id}/report.md|.html`` (also ``/api/jobs/{id}/…``): a finished job's
+answer, kept as a file.
 
 The same reports as ``crowdsift ask --format md|html`` (``crowdsift.pipeline.report``), under
 the job they belong to. A job that does not exist is a 404; one that has not finished, or
@@ -81,3 +82,18 @@ def report_html(job_id: JobId, jobs: Jobs) -> Response:
     """One HTML file: inline CSS, no script, no outside request; a stance chart for "X vs Y"
     questions (``crowdsift ask --format html`` writes the same)."""
     return _report(jobs, job_id, "html")
+
+
+jobs_router = APIRouter(prefix="/api/jobs", tags=["research"])
+"""The same reports as ``/api/jobs/{id}/report.md|.html``: the names the jobs are known by in
+the issue that asked for them, kept as aliases."""
+jobs_router.add_api_route(
+    "/{job_id}/report.md", report_markdown, methods=["GET"], response_class=Response,
+    responses=_documented(MEDIA_TYPES["md"], "the answer as Markdown"),
+    summary="A finished job's answer as a Markdown report (alias)",
+)  # fmt: skip
+jobs_router.add_api_route(
+    "/{job_id}/report.html", report_html, methods=["GET"], response_class=Response,
+    responses=_documented(MEDIA_TYPES["html"], "the answer as one self-contained HTML page"),
+    summary="A finished job's answer as a self-contained HTML report (alias)",
+)  # fmt: skip
