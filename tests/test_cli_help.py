@@ -20,7 +20,10 @@ from crowdsift.cli.support import reflowed
 
 runner = CliRunner()
 ROOT = typer.main.get_command(app)
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+DOCS = (README, REPO / "docs" / "REFERENCE.md")
+"""The front page and the reference: every command either names must exist."""
 
 
 Command = typer.core.TyperCommand | typer.core.TyperGroup
@@ -159,9 +162,9 @@ def test_commands_named_by_doctor_exist() -> None:
     assert [why for mention in sorted(mentions) if (why := _check(mention))] == []
 
 
-def _readme_command_lines() -> set[str]:
-    """``crowdsift …`` lines of the README's shell code blocks."""
-    text = README.read_text()
+def readme_command_lines(path: Path = README) -> set[str]:
+    """``crowdsift …`` lines of a document's shell code blocks."""
+    text = path.read_text()
     lines: set[str] = set()
     for block in re.findall(r"```(?:bash|sh|console|shell)\n(.*?)```", text, re.S):
         joined = block.replace("\\\n", " ")
@@ -172,11 +175,12 @@ def _readme_command_lines() -> set[str]:
     return lines
 
 
-def test_commands_named_in_the_readme_exist() -> None:
-    lines = _readme_command_lines()
-    assert len(lines) > 10
+@pytest.mark.parametrize("path", DOCS, ids=lambda path: path.name)
+def test_commands_named_in_the_docs_exist(path: Path) -> None:
+    lines = readme_command_lines(path)
+    assert len(lines) >= 5
     assert [why for line in sorted(lines) if (why := _check(line, complete=True))] == []
-    mentions = _mentions_in(README.read_text())
+    mentions = _mentions_in(path.read_text())
     assert [why for mention in sorted(mentions) if (why := _check(mention))] == []
 
 
