@@ -232,8 +232,9 @@ def test_an_archive_written_before_hashing_is_hashed_when_migrated(
     row = conn.execute("SELECT author, author_hash FROM posts").fetchone()
     conn.close()
     assert row == (None, author_hash(POSTER, load_salt(Settings())))
-    again = invoke("archive", "import", str(write_dump(tmp_path / "RS.ndjson", [])),
-                   "--archive", str(archive))  # fmt: skip
+    # (a file that gives no record fails the import, so the post itself is imported again)
+    again = invoke("archive", "import", str(write_dump(tmp_path / "RS.ndjson", [post])),
+                   "--archive", str(archive), "--no-embed")  # fmt: skip
     assert "usernames" not in again.stderr  # nothing left to hash: no note
 
 
