@@ -8,10 +8,10 @@ service), and three larger groups are typed sections loaded with it: ``sidecar``
 The tree is read once (``get_settings``) and passed down; a research run takes its sections
 from the ``Settings`` it is given, never from the environment again.
 
-Names are the interface users and other tools rely on (README lists them all). Reddit's and
-Arctic Shift's variables keep their conventional un-prefixed names; everything of crowdsift's
-own is prefixed ``CROWDSIFT_``. A renamed or merged variable keeps its old name as an alias.
-Secrets are ``SecretStr`` so they never print by accident.
+Names are the interface users and other tools rely on (docs/REFERENCE.md lists them all).
+Reddit's and Arctic Shift's variables keep their conventional un-prefixed names; everything of
+crowdsift's own is prefixed ``CROWDSIFT_``. A renamed or merged variable keeps its old name as
+an alias. Secrets are ``SecretStr`` so they never print by accident.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ ThreadId = Annotated[
     str, StringConstraints(strip_whitespace=True, to_lower=True, pattern=r"^[A-Za-z0-9]{1,16}$")
 ]
 CaseId = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[A-Za-z0-9_.-]+$")]
-_FIX = "fix the case (see README, 'Measuring answers') or pass another file with --cases"
+_FIX = "fix the case (see docs/REFERENCE.md, 'Measuring answers') or pass another file with --cases"
 _SECTIONS = ("answerable", "off_topic")
 
 
