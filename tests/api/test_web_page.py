@@ -392,7 +392,8 @@ def test_after_the_answer_renders_its_sources_are_one_list_of_quoted_numbered_li
         assert len(groups) >= 3
 
         sections = dict(answer.evaluate(SECTIONS_JS))
-        assert {"What the community says", "Cautions", "Minority report"} <= set(sections)
+        # The minority report may be empty: the answer never repeats a sentence it already quotes.
+        assert {"What the community says", "Cautions"} <= set(sections)
         said = " ".join(sentence_keys(" ".join(sections.values())))
         numbers: list[int] = []
         for group in groups:
@@ -426,9 +427,10 @@ def test_after_the_answer_renders_its_sources_are_one_list_of_quoted_numbered_li
                 )
         shown = answer.inner_text()
         assert "median" not in shown and "Upvoted at or above" not in shown
-        expect(answer.locator("section.block", has_text="Minority report").first).to_contain_text(
-            " votes"
-        )
+        if "Minority report" in sections:  # its votes stand beside each item, not a rule's name
+            expect(
+                answer.locator("section.block", has_text="Minority report").first
+            ).to_contain_text(" votes")
         for href in hrefs(page, "#community .also-read a"):
             assert href.startswith("https://"), href
         tab.assert_clean()
