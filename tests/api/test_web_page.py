@@ -1128,3 +1128,77 @@ def test_each_source_that_failed_is_one_line_above_the_answer_and_stays_text(
         expect(lines).to_have_count(1)  # only the source that failed
         expect(lines.first).to_have_text(f"arctic-shift unreachable: {SCRIPT} refused")
         tab.assert_clean()
+
+
+THREAD_A1 = "https://www.reddit.com/r/gadgets/comments/a1/plaud_after_a_month/"
+
+
+def dissent_result() -> ResearchResult:
+    """A Reddit answer whose minority report says something the rest of the answer does not:
+    the section stays, and each dissent carries its votes and a number into the source list."""
+    thread = THREAD_A1
+    reply = f"{thread}c9/"
+    synthesis = {
+        "summary": "Owners like the transcripts [post:a1].",
+        "minority_report": [
+            {
+                "text": "A phone app with a clip-on mic does the same for free.",
+                "sources": [reply],
+                "votes": 7,
+            }
+        ],
+        "sources": [
+            {"kind": "thread", "id": "a1", "url": thread, "title": "Plaud after a month"},
+            {"kind": "comment", "id": "c9", "url": reply, "title": "Plaud after a month"},
+        ],
+    }
+    return ResearchResult.model_validate(
+        {
+            "question": "placeholder",
+            "status": "ok",
+            "engine": "local",
+            "summary": {
+                "status": "ok",
+                "summary": "Owners like the transcripts [post:a1].",
+                "sources": [
+                    {"post_id": "a1", "url": thread, "subreddit": "gadgets",
+                     "title": "Plaud after a month"},
+                ],
+                "prompt_version": "v1",
+                "engine": "local",
+            },
+            "reddit_response": {
+                "status": "ok", "engine": "local", "source": "archive",
+                "threads_drilled": 1, "comments_drilled": 1, "synthesis": synthesis,
+            },
+            "timings_ms": {},
+            "usage": {},
+        }
+    )  # fmt: skip
+
+
+def test_a_minority_report_shows_each_dissent_with_its_votes_and_its_numbered_source(
+    sources_server: tuple[str, Scripted], browser: Browser
+) -> None:
+    url, scripted = sources_server
+    scripted.results[:] = [dissent_result()]
+    with open_tab(browser, url) as tab:
+        page = tab.page
+        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+
+        answer = page.locator("#community .reddit-summary")
+        section = answer.locator("section.block", has_text="Minority report")
+        expect(section).to_have_count(1)
+        expect(section).to_contain_text("A phone app with a clip-on mic does the same for free.")
+        expect(section).to_contain_text("7 votes")
+        cites = section.locator("sup.cite a")
+        expect(cites).to_have_count(1)
+        target = (cites.first.get_attribute("href") or "").lstrip("#")
+        entry = answer.locator(f"ol.sources li[id='{target}']")
+        expect(entry).to_have_count(1)  # the number leads into the answer's one source list
+        expect(entry.locator("a").first).to_have_attribute("href", f"{THREAD_A1}c9/")
+        expect(entry).to_contain_text("A phone app with a clip-on mic")
+        tab.assert_clean()
+        assert tab.outside == []
