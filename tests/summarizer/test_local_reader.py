@@ -384,3 +384,28 @@ def test_dissent_the_answer_already_quotes_is_not_reported_again() -> None:
     shown = ["The migration cost is real and it took us four months."]
     quoted = sections("Airflow or Dagster?", items, embedder, limits, shown=shown)
     assert quoted.minority_report == []
+
+
+def test_an_option_named_but_never_judged_gets_no_row() -> None:
+    items = [
+        Item("comment:y1", "We moved to Dagster and haven't looked back.", 5, 0, 0, True),
+        Item("comment:y2", "Prefect has a server and a cloud version.", 4, 0, 0, True),
+        Item("comment:y3", "I read about Prefect in a newsletter last week.", 3, 0, 1, True),
+    ]
+    rows = {r.option: r for r in comparison_table(["Dagster", "Prefect"], items)}
+    assert set(rows) == {"Dagster"}  # "2 mentions: no clear sentiment" tells a reader nothing
+
+
+def test_a_dissent_that_gives_no_reason_is_not_a_minority_report() -> None:
+    grunt = "Good to know, I was about to do the opposite."
+    reasoned = (
+        "I'd do the opposite: keep the scheduler on one box, since every extra node we added "
+        "doubled the time we spent on upgrades."
+    )
+    items = [
+        Item("comment:g1", grunt, 9, 1, 0, True),
+        Item("comment:g2", reasoned, 8, 1, 1, True),
+        Item("comment:g3", "Sounds right to me.", 2, 1, 2, True),
+    ]
+    texts = [claim.text for claim in minority_report(items, 3)]
+    assert len(texts) == 1 and texts[0].startswith("I'd do the opposite: keep the scheduler")

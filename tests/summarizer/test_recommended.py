@@ -146,3 +146,14 @@ def test_a_plural_acronym_is_a_kind_of_thing_not_a_name() -> None:
     ]
     rows = recommended_rows(replies, "Which GPU should I buy for local models?")
     assert [row.option for row in rows] == ["Arc"]
+
+
+def test_a_setting_or_identifier_is_not_a_recommendation() -> None:
+    replies = [
+        reply(1, "Run it with Q4_K_M and raise num_ctx, vLLM handles the rest.", 9),
+        reply(2, "Q4_K_M is fine; vLLM with continuous batching is what teams use.", 7),
+        reply(3, "I set num_ctx to 8192 on Q4_K_M and it works.", 3),
+    ]
+    rows = {row.option for row in recommended_rows(replies, "Which inference server for a team?")}
+    assert "vLLM" in rows
+    assert not any("_" in option for option in rows)  # Q4_K_M, num_ctx: settings, not picks

@@ -130,8 +130,8 @@ def _name_word(word: str, *, mid_sentence: bool) -> bool:
     ("16GB"), a flag, a path or a link."""
     if not looks_like_name(word, mid_sentence=mid_sentence):
         return False
-    if word.startswith("-") or any(mark in word for mark in "/=\\@"):
-        return False  # a flag, path, link or setting is not a name
+    if word.startswith("-") or any(mark in word for mark in "/=\\@_"):
+        return False  # a flag, path, link, setting or identifier (snake_case) is not a name
     letters = [ch for ch in word if ch.isalpha()]
     shouting = len(letters) > 1 and all(ch.isupper() for ch in letters) and word.isalpha()
     if word.isalpha() and word.endswith("s") and len(word) > 2 and word[:-1].isupper():

@@ -44,6 +44,7 @@ from crowdsift.pipeline.synthesis.specifics import (
     dissent_marker,
     find_pivots,
     find_specifics,
+    gives_reason,
     option_pattern,
     verdict,
 )
@@ -245,13 +246,15 @@ def _unsaid(claims: list[DraftClaim], shown: Collection[str]) -> list[DraftClaim
 def _dissent_text(item: Item, marker: str) -> str | None:
     """The claims from the marker on, and, when it argued more than a reason, how (in a
     reader's words: its votes are shown beside it); None when it argues nothing (a marker
-    alone, "Not sure I agree.", is a grunt, not an argument)."""
+    alone, "Not sure I agree.", or its sentence alone when short and unspecific, "I was about
+    to do the opposite.", is a grunt, not an argument: ``gives_reason``)."""
     claims = [c.text for c in statements(item.text)]
     sentences = [s for s in claims if marker.lower() in s.lower()]
     start = claims.index(sentences[0]) if sentences else _after_marker(item.text, marker, claims)
     argued = claims[start:]
-    if not argued:
-        return None
+    beyond = [c for c in argued if marker.lower() not in c.lower()]
+    if not beyond and not gives_reason(" ".join(argued)):
+        return None  # the marker's own sentence, too short to carry a reason
     quote = truncate_words(" ".join(argued[:2]), CLAIM_CHARS)
     specifics = [s.text for s in find_specifics(" ".join(argued))][:3]
     if specifics:
@@ -331,8 +334,8 @@ def comparison_table(
             s for s in sentences_of(wider, MIN_TABLE_SENTENCE_CHARS) if pattern.search(s.text)
         ]
         scored = [(s, option_stance(s.text, pattern, others)) for s in naming]
-        if not scored:
-            continue
+        if not any(lean != "neutral" for _, lean in scored):
+            continue  # mentioned, but no claim takes a side: a count is not a verdict
         positive = sorted((s for s, lean in scored if lean == "positive"), key=_most(1))
         negative = sorted((s for s, lean in scored if lean in {"negative", "caveat"}),
                           key=_most(-1))  # fmt: skip
