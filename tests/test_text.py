@@ -19,6 +19,7 @@ from crowdsift.core.text import (
     unescape_entities,
     url_key,
     utc_now,
+    word_share,
 )
 
 MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
@@ -145,6 +146,15 @@ def test_stopwords_content_terms_and_the_clock() -> None:
     assert {"the", "best", "worth", "и", "какой"} <= STOPWORDS
     assert content_terms("The best batteries for recorders") == {"batte", "recor"}
     assert utc_now().tzinfo is not None
+
+
+def test_a_questions_quantity_frame_is_not_its_subject() -> None:
+    """ "How much overlap do they need" asks about overlap; "much" and "need" are its frame, as
+    "сколько" and "нужно" are in Russian, so an answer naming overlap holds all of its subject."""
+    question = "How much overlap do they need, and how many chunks?"
+    assert content_terms(question) == {"overl", "chunk"}
+    answer = "Start with 500 tokens per chunk and 10 to 15% overlap."
+    assert word_share(question, [answer]) == [1.0]
 
 
 def test_truncate_at_sentence_keeps_the_citations_of_the_last_whole_sentence() -> None:
