@@ -130,7 +130,7 @@ def plainly_english(prose: str) -> bool:
     at least ``PLAIN_ENGLISH_MIN_LENGTH`` words, ``PLAIN_ENGLISH_MIN_WORDS`` distinct English
     function words making up ``PLAIN_ENGLISH_MIN_SHARE`` of them, and no function word of the
     other languages. Checked against lingua on the demo archive and the evaluation questions
-    (tests/test_language_shortcut.py)."""
+    (tests/pipeline/evaluation/test_language_shortcut.py)."""
     if not prose.isascii():
         return False
     words = [word.lower() for word in _WORD.findall(prose)]
