@@ -310,8 +310,8 @@ _STOPWORD_TEXT = """
     because been before being below best better between both but buy buying by can compare else
     compared could did do does doesn't doing don't down during each experience experiences few
     for from further get good got had has have having he her here hers how i if in into is isn't
-    it its itself just like many me more most much my need no nor not now of off on once one only opinion
-    opinions or other our out over own people question really recommend recommendation
+    it its itself just like many me more most much my need no nor not now of off on once one only
+    opinion opinions or other our out over own people question really recommend recommendation
     recommendations same she should so some someone something such than that the their them
     then there these they thing things think this those through to too under until up us use
     used using very versus vs was we were what when where which while who whom why will with

@@ -35,7 +35,8 @@ class Item:
     is_comment: bool
     is_title: bool = False
     asker: bool = False
-    """A post body whose post asks: its sentences are the asker's background, not claims."""
+    """The asker's own words (the body of a post that asks, or a comment its author wrote in
+    their thread): background, not claims, unless they report what solved it."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,9 @@ def items_of(request: SummarizeRequest) -> list[Item]:
 
     Quotes keep no citation their author typed (``strip_quoted_citations``). Comments without
     an id of their own (a video's) are cited through their post. The body of a Reddit post
-    that asks is marked ``asker``: it is background, not an answer (a video's description or
-    a product's text is not a question's context).
+    that asks, and each comment its asker wrote in the thread ("I have a 3060", "I'll try
+    that"), are marked ``asker``: background, not an answer (a video's description or a
+    product's text is not a question's context).
     """
     items: list[Item] = []
     for number, post in enumerate(request.post_payloads):
@@ -89,7 +91,8 @@ def items_of(request: SummarizeRequest) -> list[Item]:
         for comment in post.comments:
             cited = f"comment:{comment.comment_id}" if comment.comment_id else marker
             items.append(Item(cited, strip_quoted_citations(comment.excerpt), comment.score,
-                              comment.depth, number, is_comment=True))  # fmt: skip
+                              comment.depth, number, is_comment=True,
+                              asker=comment.by_asker))  # fmt: skip
     return items
 
 

@@ -39,6 +39,11 @@ class CommentPayload(BaseModel):
     parent_id: str = Field("", description="t1_<comment> when it replies to a comment")
     created_at: AwareDatetime | None = None
     permalink: str = Field("", description="the comment's own permalink, when it has one")
+    by_asker: bool = Field(
+        False,
+        description="written by the thread's own asker: context, not an answer, unless it "
+        "reports what solved the problem",
+    )
 
 
 class PostPayload(BaseModel):

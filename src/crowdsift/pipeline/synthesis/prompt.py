@@ -215,9 +215,10 @@ def _comment_lines(comment: CommentPayload) -> str:
     reply = ""
     if comment.depth > 0 and comment.parent_id.startswith("t1_"):
         reply = f" · reply to comment:{comment.parent_id.removeprefix('t1_')}"
+    asker = " · by the asker" if comment.by_asker else ""
     return (
         f"[comment:{comment.comment_id}] depth {comment.depth} · score {comment.score} · "
-        f"{_date(comment.created_at)}{reply}\n{comment.excerpt}"
+        f"{_date(comment.created_at)}{reply}{asker}\n{comment.excerpt}"
     )
 
 

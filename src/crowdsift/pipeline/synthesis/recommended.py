@@ -52,7 +52,7 @@ def recommended_rows(
     """The names ``items``' replies give, most recommended first, each row counting the
     replies that name it: "4 replies: mostly positive (3+ / 0−)". ``options``: the question's
     compared options, which have rows of their own."""
-    replies = [item for item in items if item.is_comment and not item.is_title]
+    replies = [item for item in items if item.is_comment and not item.is_title and not item.asker]
     context = set(tokenize(question)) | {w for o in options for w in tokenize(o)}
     words = [_words_of(item.text) for item in replies]
     names = _name_words(words)

@@ -210,7 +210,9 @@ def minority_report(items: Sequence[Item], limit: int) -> list[DraftClaim]:
         medians[thread] = statistics.median(scores) if scores else 0.0
     found: list[tuple[int, int, str, Item]] = []
     for position, item in enumerate(items):
-        if not item.is_comment or item.score <= 1 or item.score < medians[item.thread]:
+        if not item.is_comment or item.asker or item.score <= 1:
+            continue  # the asker's replies are their question's context, not dissent
+        if item.score < medians[item.thread]:
             continue
         marker = dissent_marker(item.text)
         text = _dissent_text(item, marker) if marker is not None else None

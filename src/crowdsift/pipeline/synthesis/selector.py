@@ -193,6 +193,11 @@ def top_comments(
     return [(comments[i], chosen[i]) for i in sorted(chosen)]
 
 
+def _same_author(comment: str | None, post: str | None) -> bool:
+    """The comment's author asked the thread's question (equal pseudonyms; none: unknown)."""
+    return comment is not None and comment == post
+
+
 def _payload(thread: DrilledThread, config: SelectorConfig, share: int) -> PostPayload:
     post = thread.post
     body = truncate_words(clean_text(post.selftext), config.max_post_chars)
@@ -214,6 +219,7 @@ def _payload(thread: DrilledThread, config: SelectorConfig, share: int) -> PostP
                 parent_id=comment.parent_id,
                 created_at=comment.created_at,
                 permalink=comment.permalink,
+                by_asker=_same_author(comment.author_hash, post.author_hash),
             )
             for comment, excerpt in shown
         ],

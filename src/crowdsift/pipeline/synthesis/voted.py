@@ -191,13 +191,15 @@ def thread_context(post: PostPayload) -> str:
 
 def _replies(post: PostPayload) -> list[CommentPayload]:
     """A thread's ``MOST_VOTED`` best-voted top-level replies with words to them (the others
-    answer someone else, agree, joke, or ask back), and none that gives orders to a model or
-    its reader ("ignore the evidence…"): votes do not make an order a claim."""
+    answer someone else, agree, joke, or ask back), none the asker wrote (their own thread's
+    context), and none that gives orders to a model or its reader ("ignore the evidence…"):
+    votes do not make an order a claim."""
     replies = [
         c
         for c in post.comments
         if c.depth == 0
         and c.comment_id
+        and not c.by_asker
         and c.excerpt.strip() not in REMOVED
         and len(c.excerpt.strip()) >= MIN_REPLY_CHARS
         and not _only_asks(c.excerpt)
