@@ -199,3 +199,33 @@ def test_strip_keeps_words_that_only_contain_a_term() -> None:
     assert strip_architecture_terms(["copilot storage drag and drop"], "copilot") == [
         "copilot storage drag and drop"
     ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "My PC restarts by itself when I start a game, what should I check?",  # asks a diagnosis
+        "vLLM on four cards only gives me about 14 tokens a second",  # a number short of hope
+        "Ollama keeps unloading my model after a few minutes",  # keeps doing it
+        "Game freezes every few minutes on my new build",
+        "My laptop screen flickers green after waking from sleep",
+        "GPU fans spin up to 100% and the PC shuts off",
+        "Wifi drops every night at 2am",
+        "llama.cpp is much slower than ollama on the same model",
+        "My new SSD is not showing up in the BIOS",
+    ],
+)
+def test_a_symptom_or_a_request_for_a_diagnosis_is_troubleshooting(question: str) -> None:
+    assert classify_intent(question) == "troubleshooting"
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("How do I restart the Home Assistant container?", "how_to"),  # no symptom
+        ("What should I look for in a mini PC for local LLMs?", "general"),  # not a diagnosis
+        ("Is the Plaud Note worth it compared to a phone?", "comparison"),
+    ],
+)
+def test_an_action_or_a_purchase_is_not_a_symptom(question: str, intent: str) -> None:
+    assert classify_intent(question) == intent

@@ -195,3 +195,23 @@ def test_every_part_of_the_answer_comes_from_the_threads_about_the_question() ->
     said = " ".join([answer.summary, *answer.highlights, *answer.cautions])
     assert "comment:top" in said  # the NAS thread answers
     assert "cam_" not in said and "post:cam1" not in said
+
+
+def test_a_question_asking_what_to_do_is_led_by_a_reply_that_says_what_to_do() -> None:
+    question = "My NAS restarts by itself every night, what should I check?"
+    stories = thread(
+        "nas3", "My NAS restarts by itself every night", "It reboots at 2am. What should I check?",
+        [
+            reply("story", "My NAS restarted every night for a year and I lived with it.", 500),
+            reply("joke", "Your NAS restarts every night because it is haunted, obviously.", 300),
+        ],
+    )  # fmt: skip
+    fixes = thread(
+        "nas4", "NAS reboots every night at the same time", "Same nightly NAS reboot here.",
+        [reply("fix", "Check what restarts your NAS every night: a scheduled task.", 20)],
+    )  # fmt: skip
+    asked = request(question, [stories, fixes])
+    quotes = voted_lead(asked, HashingEmbedder(), intent="troubleshooting")
+    assert [q.comment_id for q in quotes] == ["fix"]  # stories and jokes, however voted, don't
+    general = voted_lead(asked, HashingEmbedder(), intent="general")
+    assert general[0].comment_id == "story"  # the votes lead where nothing is asked to be done

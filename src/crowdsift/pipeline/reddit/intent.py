@@ -32,7 +32,16 @@ _TROUBLESHOOTING = re.compile(
     r"\b(?:errors?|fix|fixing|not working|doesn'?t work|does not work|stopped working"
     r"|won'?t (?:work|start|boot|load|connect|open|turn on)|fails?|failing|failed|failure"
     r"|crash(?:es|ed|ing)?|broken|bug|issues? with|problems? with"
-    r"|why (?:does|doesn'?t|won'?t|is|isn'?t|do|don'?t|did|can'?t))\b",
+    r"|why (?:does|doesn'?t|won'?t|is|isn'?t|do|don'?t|did|can'?t)"
+    # a symptom: what a broken thing does (and keeps doing)
+    r"|freez(?:e|es|ing)|hangs|hanging|stutter(?:s|ing)?|flicker(?:s|ing)?|overheat(?:s|ing)?"
+    r"|(?:shuts|shutting|turns) (?:off|down)|stuck|unstuck"
+    r"|(?:restarts?|reboots?|disconnects?|drops?) (?:by itself|randomly|on its own|every)"
+    r"|keeps? \w+ing|not (?:showing|detected|recogni[sz]ed)|(?:much |way |really )?slower than"
+    r"|only (?:gives|gets|getting) (?:me )?(?:about |around )?\d+"
+    # a request for a diagnosis
+    r"|what (?:should|can|could) i (?:check|try|look at)|what am i doing wrong"
+    r"|what (?:could|would|might) cause)\b",
     re.IGNORECASE,
 )
 _HOW_TO = re.compile(
@@ -49,8 +58,10 @@ def classify_intent(text: str) -> Intent:
     1. ``comparison`` on an explicit marker: "vs", "versus", "compare", "better than",
        "difference between";
     2. ``troubleshooting``: "error", "fix", "not working", "fails", "crash", "broken",
-       "issue with", "why does/won't ..." — a problem report that mentions two products
-       ("crashes on Postgres or MySQL") is still a problem to fix;
+       "issue with", "why does/won't ...", a symptom ("freezes", "keeps unloading", "restarts
+       by itself", "slower than", "only gets 14 tokens/s") or a request for a diagnosis ("what
+       should I check?") — a problem report that mentions two products ("crashes on Postgres
+       or MySQL") is still a problem to fix;
     3. ``comparison`` on a choice between options: "X or Y?", "between X and Y" (see
        ``compared_options``; "install or configure" is not a choice of options);
     4. ``how_to``: "how to", "how do I", "guide", "set up", "install", "configure",

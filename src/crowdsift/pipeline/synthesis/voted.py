@@ -10,7 +10,8 @@ engine's lead does the same, with a few principles instead of phrase rules:
 - **replies that respond**: top-level replies (a reply to a reply answers someone else), with
   words to them (``MIN_REPLY_CHARS``), not only a question back, and about the question or
   its thread (``RESPONDS``: a joke or a moderator's notice is about neither); for a question
-  asking what to do (how-to, troubleshooting), the replies that say what to do, and for a
+  asking what to do (how-to, troubleshooting), only the replies that say what to do (a
+  thread of jokes and stories, however voted, has nothing to lead with), and for a
   comparison the replies that name one of the options, when a thread has any;
 - **the community's order**: within a thread, by votes (equal votes: the reply closer to the
   question first); the first thread's second reply is quoted too when the community rated it
@@ -118,8 +119,8 @@ def voted_lead(
         at += 1 + len(replies)
         about = np.maximum(rows @ question, rows @ context)
         pairs = list(zip(replies, map(float, about), strict=True))
-        if intent in ASKS_WHAT_TO_DO:
-            pairs = _preferring(pairs, _says_what_to_do)
+        if intent in ASKS_WHAT_TO_DO:  # a thread whose replies say nothing to do has no answer
+            pairs = [(r, a) for r, a in pairs if _says_what_to_do(r.excerpt)]
         elif compared:  # naming an option is responding to a comparison, whatever the cosine
             pairs = [(r, max(a, RESPONDS) if names_option(r.excerpt) else a) for r, a in pairs]
             pairs = _preferring(pairs, names_option)
