@@ -409,3 +409,22 @@ def test_a_dissent_that_gives_no_reason_is_not_a_minority_report() -> None:
     ]
     texts = [claim.text for claim in minority_report(items, 3)]
     assert len(texts) == 1 and texts[0].startswith("I'd do the opposite: keep the scheduler")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "polarity"),
+    [
+        ("I started downloading an update for War Thunder last night.", "neutral"),
+        ("This will do an Emergency Restart of the machine.", "neutral"),
+        ("I love the roguelike Dead Cells.", "positive"),  # the words outside the name
+        ("Highly recommend Home Assistant.", "positive"),
+        ("The companion app is TERRIBLE.", "negative"),  # shouting is emphasis, not a name
+    ],
+)
+def test_a_names_words_say_nothing_of_how_the_writer_feels(sentence: str, polarity: str) -> None:
+    assert stance(sentence).polarity == polarity
+
+
+def test_a_narration_with_a_grim_name_in_it_is_not_a_caution() -> None:
+    assert not is_risk("I went into Steam and started downloading an update for War Thunder.")
+    assert is_risk("The update for War Thunder crashed my PC twice.")

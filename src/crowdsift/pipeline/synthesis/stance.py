@@ -86,11 +86,31 @@ def _with_idioms(text: str) -> str:
 
 
 def compound(text: str) -> float:
-    """VADER's compound score (−1 … 1) of ``text`` with the community idioms read right."""
+    """VADER's compound score (−1 … 1) of ``text`` with the community idioms read right and
+    names read as names (``_without_names``)."""
     if not text.strip():
         return 0.0
     plain = text.replace("’", "'").replace("‘", "'")  # VADER's negations ("can't") are ASCII
-    return float(_analyzer().polarity_scores(_with_idioms(plain))["compound"])
+    return float(_analyzer().polarity_scores(_with_idioms(_without_names(plain)))["compound"])
+
+
+_WORD = re.compile(r"(?P<before>[(\"'“‘]*)(?P<word>\S*?)(?P<after>[.,;:!?)\"'”’]*)")
+_TITLE_WORD = re.compile(r"[A-Z][a-z][\w'-]*")
+_SENTENCE_END = (".", "!", "?", ":")
+
+
+def _without_names(text: str) -> str:
+    """``text`` with its mid-sentence capitalised words (a name: "War Thunder", "Emergency
+    Restart", "Dead Cells") read as a neutral word: a name's words say nothing of how the
+    writer feels. A sentence's first word, "I" and shouted words (VADER reads emphasis) stay."""
+    words = text.split(" ")
+    first = True
+    for index, token in enumerate(words):
+        parts = _WORD.fullmatch(token)
+        if parts is not None and not first and _TITLE_WORD.fullmatch(parts["word"]):
+            words[index] = f"{parts['before']}Name{parts['after']}"
+        first = token.endswith(_SENTENCE_END) or token.endswith("\n") or not token
+    return " ".join(words)
 
 
 def stance(text: str) -> Stance:
