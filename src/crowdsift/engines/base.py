@@ -146,7 +146,8 @@ class Task(ABC, Generic[OutT]):
 
 
 class Engine(Protocol):
-    """Runs any task. Engines are async so phases can fan out (map over chunks, sidecars)."""
+    """Runs any task. Engines are async so phases can fan out (map over chunks, the Reddit
+    branch beside the panel)."""
 
     name: EngineName
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
@@ -19,7 +19,7 @@ from crowdsift.pipeline.reddit.strategies import (
     timeless,
 )
 
-CONFIG = SidecarConfig(max_ai_queries=2)
+CONFIG = RedditConfig(max_ai_queries=2)
 
 
 def _analysis(**overrides: Any) -> QueryAnalysis:
@@ -90,7 +90,7 @@ def test_ai_intent_one_query_each_capped() -> None:
         ("ai_intent", "relevance", "month")
     }
     assert ai_intent(_analysis(ai_queries=[]), CONFIG) == []
-    assert ai_intent(_analysis(), SidecarConfig(max_ai_queries=0)) == []
+    assert ai_intent(_analysis(), RedditConfig(max_ai_queries=0)) == []
 
 
 def test_sniper_adds_each_marker_to_the_core_phrase() -> None:

@@ -1,4 +1,4 @@
-"""Builders for summarizer tests: Posts, Comments and FetchResults stating only what matters."""
+"""Builders for synthesis tests: Posts, Comments and FetchResults stating only what matters."""
 
 from __future__ import annotations
 

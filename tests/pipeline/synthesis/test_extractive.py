@@ -9,7 +9,7 @@ from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.sentences import split_sentences
 from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import (
     candidates_of,
     is_caution,
@@ -17,17 +17,17 @@ from crowdsift.pipeline.synthesis.extractive import (
     local_answer,
 )
 from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResult
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 from tests.support.answers import summarize_fetch
 
 _CITED_PIECE = re.compile(r"(.+?) \[((?:post|comment):[A-Za-z0-9_-]+)\]")
 
 
 def run_local(
-    fetched: FetchResult, config: SummarizerConfig | None = None, engine: LocalEngine | None = None
+    fetched: FetchResult, config: SynthesisConfig | None = None, engine: LocalEngine | None = None
 ) -> SummarizeResult:
     engine = engine or LocalEngine(embedder=HashingEmbedder())
-    return summarize_fetch(fetched, engine=engine, summarizer_config=config)
+    return summarize_fetch(fetched, engine=engine, synthesis_config=config)
 
 
 def evidence_texts(request: SummarizeRequest, fetched: FetchResult) -> dict[str, str]:
@@ -86,7 +86,7 @@ def test_every_sentence_is_extracted_from_the_post_it_cites(
 
 
 def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
-    config = SummarizerConfig(summary_char_budget=180, max_highlights=2, max_cautions=1)
+    config = SynthesisConfig(summary_char_budget=180, max_highlights=2, max_cautions=1)
     result = run_local(recorder_fetch, config)
     assert 0 < len(result.summary) <= 180
     assert len(result.highlights) <= 2
@@ -97,7 +97,7 @@ def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
 def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
     recorder_fetch: FetchResult,
 ) -> None:
-    result = run_local(recorder_fetch, SummarizerConfig(summary_char_budget=40))
+    result = run_local(recorder_fetch, SynthesisConfig(summary_char_budget=40))
     assert len(result.summary) <= 40
     [(sentence, _post_id)] = cited_pieces(result.summary)
     assert sentence.endswith("…")
@@ -106,7 +106,7 @@ def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
 def test_cautions_carry_risk_cues_and_highlights_avoid_repeating_the_summary(
     recorder_fetch: FetchResult,
 ) -> None:
-    config = SummarizerConfig(summary_char_budget=200, max_highlights=2)
+    config = SynthesisConfig(summary_char_budget=200, max_highlights=2)
     result = run_local(recorder_fetch, config)
     assert result.cautions
     for caution in result.cautions:
@@ -130,7 +130,7 @@ def test_every_summary_sentence_is_embedded_once_in_one_batch(
             return super().embed(texts)
 
     embedder = Counting()
-    local_answer(recorder_request, SummarizerConfig(), embedder, limits=Limits())
+    local_answer(recorder_request, SynthesisConfig(), embedder, scope=AnswerScope())
     # every sentence once, in one batch with the question and each thread's title and opening
     # (which threads are about the question); besides it the hidden gems' relevance batch
     # (comments holding specifics) and the lead's (the question, threads and their replies)
@@ -145,7 +145,7 @@ def test_evidence_of_only_questions_gives_an_uncited_partial_result(
     posts = [
         make_post("q1", title="Is it any good?", body="Does anyone here actually use one daily?")
     ]
-    result = run_local(make_fetch(posts), SummarizerConfig(min_evidence_posts=0))
+    result = run_local(make_fetch(posts), SynthesisConfig(min_evidence_posts=0))
     assert result.sources == []
     assert result.status == "partial" and "cites none" in (result.reason or "")
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS, looks_like_name
-from crowdsift.pipeline.reddit.planner import product_variants
+from crowdsift.pipeline.reddit.topicality import product_variants
 from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
 
