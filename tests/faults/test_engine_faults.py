@@ -29,10 +29,9 @@ from crowdsift.pipeline.experts.language import detect_language
 from crowdsift.pipeline.experts.map import chunk_posts, run_map
 from crowdsift.pipeline.experts.pipeline import run_expert, run_panel
 from crowdsift.pipeline.gate.judge import judge
-from crowdsift.pipeline.reddit.formulate import rule_subreddits
 from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
-from crowdsift.pipeline.reddit.topicality import SubredditProfile
+from crowdsift.pipeline.reddit.topicality import SubredditProfile, topical_subreddits
 from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
 from crowdsift.sources.archive.demo import ensure_demo_archive
@@ -497,9 +496,9 @@ def test_the_rules_pick_the_communities_sharing_the_questions_words() -> None:
         SubredditProfile(name="gadgets", description="Plaud Note vs phone voice recorder"),
     ]
 
-    assert rule_subreddits(QUESTION, profiles, 3) == ["gadgets", "productivity"]
-    assert rule_subreddits(QUESTION, profiles, 1) == ["gadgets"]
-    assert rule_subreddits("Which zyxwvut flange fits?", profiles, 3) == []
+    assert topical_subreddits(QUESTION, profiles, 3) == ["gadgets", "productivity"]
+    assert topical_subreddits(QUESTION, profiles, 1) == ["gadgets"]
+    assert topical_subreddits("Which zyxwvut flange fits?", profiles, 3) == []
 
 
 def test_a_stalled_engine_returns_what_the_reddit_branch_had_at_its_bound(

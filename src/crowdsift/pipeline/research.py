@@ -17,7 +17,7 @@ Reddit-only mode; ``--no-reddit`` with experts skips the branch and leaves ``pla
 ``summary`` empty. Every engine call goes through one ``CountingEngine`` so the result reports
 LLM usage per phase; every stage is timed. I/O dependencies come in ``AskDeps``.
 
-``research`` / ``ask`` is the blocking library entry point; it builds the dependencies from
+``research`` is the blocking library entry point; it builds the dependencies from
 settings (``crowdsift.pipeline.wiring``) and runs ``run_research``.
 """
 
@@ -116,10 +116,6 @@ def research(
             sources=sources,
         )
     )
-
-
-ask = research
-"""``crowdsift.pipeline.research.ask`` is the same entry point under the command's name."""
 
 
 async def research_async(

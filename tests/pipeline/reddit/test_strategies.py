@@ -9,7 +9,6 @@ from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
     build_plan,
-    build_queries,
     or_term,
     plan_queries,
     quote_phrase,
@@ -111,8 +110,8 @@ def test_timeless_is_top_of_all_time_even_for_fast_moving_topics() -> None:
     assert (query.sort, query.time_filter) == ("top", "all")
 
 
-def test_build_queries_in_strategy_order() -> None:
-    queries = build_queries(_analysis(), CONFIG)
+def test_plan_queries_in_strategy_order() -> None:
+    queries = plan_queries(_analysis(), CONFIG).queries
     assert [q.strategy for q in queries] == [
         "targeted",
         "ai_intent",
@@ -129,7 +128,7 @@ def test_the_plan_carries_every_query_with_the_page_size_and_the_lexical_terms()
     analysis = _analysis()
     plan = build_plan(analysis, CONFIG, page_size=30)
     assert plan.queries == [
-        q.model_copy(update={"limit": 30}) for q in build_queries(analysis, CONFIG)
+        q.model_copy(update={"limit": 30}) for q in plan_queries(analysis, CONFIG).queries
     ]
     # the lexical screen scores the keywords, the queries and the targeted search's words
     words = search_words(analysis.english_question)
@@ -157,7 +156,6 @@ def test_exact_duplicates_run_once_and_keep_who_asked() -> None:
     ]
     # the AI query "proxmox" folded into targeted; the sniper's "proxmox guide" into ai_intent
     assert plan.also_by == {0: ["ai_intent"], 1: ["sniper"]}
-    assert build_queries(analysis, CONFIG) == plan.queries
 
 
 def test_a_source_that_ranks_by_meaning_gets_the_question_searched_that_way() -> None:

@@ -9,10 +9,10 @@ from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.sentences import split_sentences
 from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
+from crowdsift.pipeline.synthesis.claims import is_risk
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import (
     candidates_of,
-    is_caution,
     items_of,
     local_answer,
 )
@@ -103,14 +103,26 @@ def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
     assert sentence.endswith("…")
 
 
+RISKS = {
+    "The app requires a subscription for more than 300 minutes of transcription.",
+    "The transcription quality of the Plaud app is good but the subscription price is hard to "
+    "justify.",
+    "I returned the device after three weeks and got a full refund.",
+    "Privacy is my concern, recordings are uploaded to their cloud servers.",
+    "Speaker labels get mixed up when people talk over each other.",
+}
+"""The recorder threads' risks, failures and limits, as this test reads them."""
+
+
 def test_cautions_carry_risk_cues_and_highlights_avoid_repeating_the_summary(
     recorder_fetch: FetchResult,
 ) -> None:
     config = SynthesisConfig(summary_char_budget=200, max_highlights=2)
     result = run_local(recorder_fetch, config)
-    assert result.cautions
-    for caution in result.cautions:
-        assert is_caution(caution)
+    cautions = [sentence for caution in result.cautions for sentence, _ in cited_pieces(caution)]
+    assert cautions and set(cautions) <= RISKS, cautions
+    highlighted = {s for h in result.highlights for s, _ in cited_pieces(h)}
+    assert not highlighted & RISKS  # a risk is a caution, never a highlight
     summary_sentences = {s for s, _ in cited_pieces(result.summary)}
     highlight_sentences = [s for h in result.highlights for s, _ in cited_pieces(h)]
     assert highlight_sentences
@@ -165,7 +177,7 @@ def test_candidates_drop_short_fragments_questions_links_and_repeats(
     make_post: Callable[..., Post], make_fetch: Callable[..., FetchResult]
 ) -> None:
     from crowdsift.pipeline.synthesis.config import SelectorConfig
-    from crowdsift.pipeline.synthesis.selector import select_evidence
+    from tests.support.answers import select_evidence
 
     post = make_post(
         "a1",
@@ -183,10 +195,11 @@ def test_candidates_drop_short_fragments_questions_links_and_repeats(
 
 
 def test_caution_cues_ignore_negations() -> None:
-    assert is_caution("The app needs a subscription after 300 minutes.")
-    assert is_caution("Mine broke after two weeks and I returned it.")
-    assert not is_caution("It has never died during a meeting.")
-    assert not is_caution("The battery lasts thirty hours on one charge.")
+    """What makes a claim a caution (``claims.is_risk``, which the candidates' ``risk`` reads)."""
+    assert is_risk("The app needs a subscription after 300 minutes.")
+    assert is_risk("Mine broke after two weeks and I returned it.")
+    assert not is_risk("It has never died during a meeting.")
+    assert not is_risk("The battery lasts thirty hours on one charge.")
 
 
 def test_with_the_real_model_a_battery_question_leads_with_the_battery_sentence(

@@ -27,7 +27,7 @@ Nothing it says is trusted: ``formulate`` re-checks it in code —
 
 If the engine fails, the rules alone produce the analysis (and the error is reported), so the
 Reddit branch still searches — in the candidate subreddits whose names and descriptions share the
-most words with the question (``rule_subreddits``), not merely the first ones listed.
+most words with the question (``topicality.topical_subreddits``), not merely the first ones listed.
 """
 
 from __future__ import annotations
@@ -391,17 +391,6 @@ def _user_subreddits(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def rule_subreddits(question: str, candidates: Sequence[SubredditProfile], limit: int) -> list[str]:
-    """The candidates on the question's topic, most about it first (``topical_subreddits``:
-    ties keep the candidates' order); none when no candidate shares a content word with it.
-
-    The choice of the rules when the engine picked nothing usable (it failed, or named no valid
-    subreddit): without it the branch would search whichever candidates happen to come first,
-    e.g. an archive's alphabetically first communities, and find nothing.
-    """
-    return topical_subreddits(question, candidates, limit)
-
-
 def _subreddits(
     topic: str,
     user: Sequence[str],
@@ -445,7 +434,11 @@ def _subreddits(
             chosen = chosen[:1]
     chosen = chosen[: config.max_subreddits]
     if not chosen:
-        chosen = rule_subreddits(topic, candidates, config.max_subreddits)
+        # The engine picked nothing usable (it failed, or named no valid subreddit): the rules
+        # choose the candidates on the question's topic, most about it first. Without them the
+        # branch would search whichever candidates come first (an archive's alphabetically
+        # first communities) and find nothing.
+        chosen = topical_subreddits(topic, candidates, config.max_subreddits)
     if not chosen:
         chosen = [c.name for c in candidates[:1]]
     if not chosen:

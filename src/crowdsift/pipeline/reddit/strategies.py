@@ -20,7 +20,7 @@ literal upper-case ``OR``.
 
 Two strategies can ask for exactly the same search (an AI query "proxmox guide" equals the
 sniper's). It runs once: ``plan_queries`` keeps the first (in ``STRATEGIES`` order) and records
-the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also logs each fold.
+the strategies folded into it in ``QueryPlan.also_by``, and logs each fold.
 ``build_plan`` wraps the queries in the seed-000 ``SearchPlan`` the fetcher executes.
 """
 
@@ -204,11 +204,6 @@ def plan_queries(analysis: QueryAnalysis, config: RedditConfig) -> QueryPlan:
     return plan
 
 
-def build_queries(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
-    """The searches of all four strategies, each exact duplicate once (see ``plan_queries``)."""
-    return plan_queries(analysis, config).queries
-
-
 DATED_PAGE = 100
 """The page a source that lists by date is asked for: the largest Arctic Shift serves. A request
 costs the same for 25 results or 100, and on such a source a page's size is how far back in
@@ -288,7 +283,7 @@ def build_plan(
     planned = (
         dated_queries(analysis, config, shares=shares)
         if by_date
-        else build_queries(analysis, config)
+        else plan_queries(analysis, config).queries
     )
     if by_meaning:
         planned += meaning(analysis, config)

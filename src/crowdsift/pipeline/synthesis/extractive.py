@@ -25,7 +25,6 @@ equal inputs give equal output. Votes, karma and dates are filled in by the grou
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -45,7 +44,7 @@ from crowdsift.pipeline.synthesis.claim_scores import (
     reader_bonus,
     takes_side_on_options,
 )
-from crowdsift.pipeline.synthesis.claims import has_risk_cue, is_risk
+from crowdsift.pipeline.synthesis.claims import has_risk_cue
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
@@ -83,11 +82,6 @@ LEAD_SENTENCES = {"how_to": 3, "troubleshooting": 3, "comparison": 2, "general":
 MAX_SUMMARY_SENTENCES = {"how_to": 4, "troubleshooting": 4, "comparison": 4, "general": 5}
 """The summary's length in claims, by intent: a fix needs no padding."""
 STRONG_CUE_BONUS = 0.05
-
-
-def is_caution(text: str) -> bool:
-    """A risk, failure, caveat or warning (``claims.is_risk``), not a tip; citations ignored."""
-    return is_risk(re.sub(r"\s*\[[^\[\]]*\]\s*$", "", text))
 
 
 def local_answer(
