@@ -71,7 +71,7 @@ SEARCH_TERMS = (
 _KEY = "bench_scale_build"
 FILLER_MAX_SCORE = 5
 """Synthetic posts score at most this, below every demo subreddit's 30 best (6 and up): the
-local planner picks subreddits by their best-scored titles, so the same question is planned
+local formulation picks subreddits by their best-scored titles, so the same question is planned
 the same way on both archives and the bench times the same plan against 2M records."""
 
 

@@ -25,7 +25,7 @@ BENCHES = {
     "ask": "bench_ask.py",
     "map": "bench_map.py",
     "feed": "bench_feed.py",
-    "sidecar": "bench_sidecar.py",
+    "reddit": "bench_reddit.py",
     "service": "bench_service.py",
 }
 

@@ -40,7 +40,7 @@ from crowdsift.pipeline.experts.reduce import ReduceTask
 from crowdsift.pipeline.experts.synthesis import CommentSynthesisTask
 from crowdsift.pipeline.gate.judge import GateItem, RelevanceTask
 from crowdsift.pipeline.reddit.formulate import FormulateTask
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import SummarizeRequest
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.amazon import AmazonSource
@@ -153,7 +153,7 @@ def reply_tasks() -> dict[str, Task[Any]]:
     )
     tasks: list[Task[Any]] = [
         RelevanceTask(query="q", source="reddit", items=(GateItem(title="t", snippet="s"),)),
-        AnswerTask(request, SummarizerConfig()),
+        AnswerTask(request, SynthesisConfig()),
         DecideTask(
             agent="a",
             persona="p",

@@ -1,4 +1,4 @@
-"""The one synthesis stands on its own: no sidecar or summarizer module imports the experts
+"""The one synthesis stands on its own: no Reddit-branch or synthesis module imports the experts
 panel (lazy imports included), so a Reddit-only run never loads it."""
 
 from __future__ import annotations

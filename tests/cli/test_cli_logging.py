@@ -62,7 +62,7 @@ def test_a_log_file_takes_the_structured_lines_and_the_terminal_stays_plain(
     assert "warning: archive subreddits not held" in stderr
     logged = log_file.read_text()
     assert "event='archive_subreddits_not_held'" in logged
-    assert "level='info' event='sidecar_formulated'" in logged  # INFO by default
+    assert "level='info' event='reddit_formulated'" in logged  # INFO by default
 
 
 def test_plain_lines_are_one_line_each_shown_once_and_redacted() -> None:

@@ -19,11 +19,11 @@ from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, ResearchResult
 from crowdsift.pipeline.synthesis.display import opening_sentences, source_list, thin_citations
 from crowdsift.pipeline.synthesis.models import (
+    CitedSource,
     ComparisonRow,
     HiddenGem,
     MinorityReport,
-    SidecarSource,
-    SidecarSynthesis,
+    RedditSynthesis,
     Source,
     SummarizeResult,
 )
@@ -57,12 +57,12 @@ def _result(**synthesis_parts: object) -> ResearchResult:
         prompt_version="v1",
         engine="local",
     )  # fmt: skip
-    synthesis = SidecarSynthesis(
+    synthesis = RedditSynthesis(
         summary=TEXT,
         sources=[
-            SidecarSource(kind="thread", id="a1", url=THREAD, title="Plaud after a month"),
-            SidecarSource(kind="comment", id="k9x", url=COMMENT, title="Plaud after a month"),
-            SidecarSource(kind="comment", id="c7", url=OTHER_COMMENT, title="Other thread"),
+            CitedSource(kind="thread", id="a1", url=THREAD, title="Plaud after a month"),
+            CitedSource(kind="comment", id="k9x", url=COMMENT, title="Plaud after a month"),
+            CitedSource(kind="comment", id="c7", url=OTHER_COMMENT, title="Other thread"),
         ],
         **synthesis_parts,  # type: ignore[arg-type]
     )

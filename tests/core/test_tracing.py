@@ -70,7 +70,7 @@ from tests.support.net import free_port
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 EXPERTS = ["desk_gear_weekly", "homelab_field_notes"]
-SIDECAR_STAGES = {"formulate", "search", "drill"}
+REDDIT_STAGES = {"formulate", "search", "drill"}
 EXPERT_PHASES = {"map", "medium_scoring", "resolve", "reduce", "language"}
 
 
@@ -230,11 +230,11 @@ def test_cancellation_is_not_an_error_and_a_broken_callback_costs_only_its_attri
 def test_stage_span_prefixes_keys_and_record_span_keeps_the_given_bounds(
     spans: InMemorySpanExporter,
 ) -> None:
-    with stage_span("sidecar.scout", items_out=4, source="archive", **{"gen_ai.x": 1}) as outer:
+    with stage_span("reddit.scout", items_out=4, source="archive", **{"gen_ai.x": 1}) as outer:
         record_span("expert.map", 1_000_000_000, 1_250_000_000, expert_id="e1")
         outer.set_attribute("crowdsift.extra", True)
     finished = spans.get_finished_spans()
-    (scout,) = named(finished, "sidecar.scout")
+    (scout,) = named(finished, "reddit.scout")
     (lap,) = named(finished, "expert.map")
     attrs = dict(scout.attributes or {})
     assert attrs[STAGE] == "scout" and attrs[ITEMS_OUT] == 4 and attrs[SOURCE] == "archive"
@@ -335,9 +335,9 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     assert {s.context.trace_id for s in finished} == {root.context.trace_id}
     assert all(ancestors(s, finished)[-1:] == ["research"] for s in finished if s is not root)
 
-    stages = {s.name.removeprefix("sidecar.") for s in finished if s.name.startswith("sidecar.")}
-    assert stages == SIDECAR_STAGES
-    (search,) = named(finished, "sidecar.search")
+    stages = {s.name.removeprefix("reddit.") for s in finished if s.name.startswith("reddit.")}
+    assert stages == REDDIT_STAGES
+    (search,) = named(finished, "reddit.search")
     search_attrs = dict(search.attributes or {})
     assert search_attrs[ITEMS_IN] == run.result.fetch.posts_seen  # type: ignore[union-attr]
     assert search_attrs[ITEMS_OUT] == len(run.result.reddit_response.ranked)  # type:
@@ -378,7 +378,7 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     assert named(finished, "research.synthesize") and named(finished, "research.experts")
     reddit_gates = [g for g in gates if g is not gate]
     assert reddit_gates and all(
-        ancestors(g, finished)[:2] == ["sidecar.search", "research.reddit"] for g in reddit_gates
+        ancestors(g, finished)[:2] == ["reddit.search", "research.reddit"] for g in reddit_gates
     )
 
 
@@ -403,7 +403,7 @@ def test_the_reddit_gate_is_traced_inside_the_research_run(
     assert len(gates) == (2 if fetch.refetched else 1)
     last = dict(gates[-1].attributes or {})
     assert last[SOURCE] == "archive"
-    assert all(ancestors(g, finished)[0] == "sidecar.search" for g in gates)
+    assert all(ancestors(g, finished)[0] == "reddit.search" for g in gates)
     judged = sum(dict(g.attributes or {})[ITEMS_IN] for g in gates)
     kept = sum(dict(g.attributes or {})[ITEMS_OUT] for g in gates)
     assert (judged, kept) == (fetch.posts_judged, fetch.posts_relevant)
@@ -494,7 +494,7 @@ def test_cli_ask_exports_its_spans_over_otlp_http(
     exported = server.spans()
     (root,) = exported["research"]
     assert root["crowdsift.question"] == QUESTION and root[STATUS] == result["status"]
-    assert {f"sidecar.{s}" for s in SIDECAR_STAGES} <= set(exported)
+    assert {f"reddit.{s}" for s in REDDIT_STAGES} <= set(exported)
     engine_calls = [
         a for name, all_ in exported.items() if name.startswith("engine.") for a in all_
     ]

@@ -161,7 +161,7 @@ def _sections(body: dict[str, Any]) -> Reply:
 
 
 class Formulation:
-    """What the formulate (sidecar) and plan (ask) replies propose to search for."""
+    """What the formulate (Reddit branch) and plan (ask) replies propose to search for."""
 
     def __init__(self, keywords: Iterable[str], subreddits: Iterable[str]) -> None:
         self.keywords = list(keywords)

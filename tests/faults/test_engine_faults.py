@@ -7,8 +7,8 @@ timeout, invalid JSON, a wrong-length array, a refusal, a cut-off reply, a broke
 dropped connection. Retry waits go through a recording sleep, so they cost nothing.
 
 Seeds: 002 (the relevance gate fails open), 001 (map re-queues a failed chunk once, medium
-scoring returns nothing, the sidecar falls back stage by stage and returns what it has at its
-bound), 004 (the summarizer reports an error instead of raising).
+scoring returns nothing, the Reddit branch falls back stage by stage and returns what it has at its
+bound), 004 (the synthesis reports an error instead of raising).
 """
 
 from __future__ import annotations
@@ -23,16 +23,15 @@ import pytest
 from structlog.testing import capture_logs
 
 from crowdsift.core.config.experts import ExpertsConfig
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.engines.openai_compat import OpenAICompatEngine
 from crowdsift.pipeline.experts.language import detect_language
 from crowdsift.pipeline.experts.map import chunk_posts, run_map
 from crowdsift.pipeline.experts.pipeline import run_expert, run_panel
 from crowdsift.pipeline.gate.judge import judge
-from crowdsift.pipeline.reddit.formulate import rule_subreddits
 from crowdsift.pipeline.reddit.models import RedditResponse
-from crowdsift.pipeline.reddit.planner import SubredditProfile
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.reddit.topicality import SubredditProfile, topical_subreddits
 from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
 from crowdsift.sources.archive.demo import ensure_demo_archive
@@ -413,14 +412,12 @@ def _assert_valid_expert(response: ExpertResponse, store: Any) -> None:
         assert {int(c) for c in COMMENT_MARKER.findall(section.text)} <= set(section.comment_ids)
 
 
-# --- 5. the sidecar falls back stage by stage, and returns what it has at its bound ------------
+# --- 5. the Reddit branch falls back stage by stage, and returns what it has at its bound ----
 
-SIDECAR_FORMULATION = Formulation(
-    ["plaud note", "phone recording app"], ["gadgets", "productivity"]
-)
+REDDIT_FORMULATION = Formulation(["plaud note", "phone recording app"], ["gadgets", "productivity"])
 
 
-def _sidecar(
+def _reddit_branch(
     server: ChatCompletionsServer,
     archive: Path,
     *,
@@ -434,7 +431,7 @@ def _sidecar(
         deps = AskDeps(
             settings=engine_settings(server, timeout=timeout, retries=1), engine=engine,
             source=source, candidates=subreddit_profiles(archive),
-            sidecar_config=SidecarConfig(**config),
+            reddit_config=RedditConfig(**config),
         )  # fmt: skip
         return await run_research(QUESTION, deps)
 
@@ -456,16 +453,16 @@ def _sidecar(
         ("AnswerDraft", "disconnect"),
     ],
 )
-def test_each_sidecar_stage_falls_back_when_its_call_fails(
+def test_each_reddit_branch_stage_falls_back_when_its_call_fails(
     schema: str | None,
     kind: FaultKind | None,
     demo_archive: Path,
     serve: Callable[[TaskResponder], ChatCompletionsServer],
 ) -> None:
     responder = TaskResponder(
-        FaultWhere(schema, kind) if schema and kind else None, formulation=SIDECAR_FORMULATION
+        FaultWhere(schema, kind) if schema and kind else None, formulation=REDDIT_FORMULATION
     )
-    run = _sidecar(serve(responder), demo_archive, drill_top=4, drill_comments=10)
+    run = _reddit_branch(serve(responder), demo_archive, drill_top=4, drill_comments=10)
     assert run.result.reddit_response is not None
     response = RedditResponse.model_validate_json(run.result.reddit_response.model_dump_json())
 
@@ -489,7 +486,7 @@ def test_each_sidecar_stage_falls_back_when_its_call_fails(
         assert response.synthesis is None and "synthesis failed" in response.errors[0]
     else:
         assert response.synthesis is not None and response.synthesis.sources
-    _assert_grounded_sidecar(run)
+    _assert_grounded_reddit(run)
 
 
 def test_the_rules_pick_the_communities_sharing_the_questions_words() -> None:
@@ -499,16 +496,16 @@ def test_the_rules_pick_the_communities_sharing_the_questions_words() -> None:
         SubredditProfile(name="gadgets", description="Plaud Note vs phone voice recorder"),
     ]
 
-    assert rule_subreddits(QUESTION, profiles, 3) == ["gadgets", "productivity"]
-    assert rule_subreddits(QUESTION, profiles, 1) == ["gadgets"]
-    assert rule_subreddits("Which zyxwvut flange fits?", profiles, 3) == []
+    assert topical_subreddits(QUESTION, profiles, 3) == ["gadgets", "productivity"]
+    assert topical_subreddits(QUESTION, profiles, 1) == ["gadgets"]
+    assert topical_subreddits("Which zyxwvut flange fits?", profiles, 3) == []
 
 
-def test_a_stalled_engine_returns_what_the_sidecar_had_at_its_bound(
+def test_a_stalled_engine_returns_what_the_reddit_branch_had_at_its_bound(
     demo_archive: Path, serve: Callable[[TaskResponder], ChatCompletionsServer]
 ) -> None:
-    responder = TaskResponder(FaultWhere("AnswerDraft", "timeout"), formulation=SIDECAR_FORMULATION)
-    run = _sidecar(serve(responder), demo_archive, timeout=60.0, timeout_s=3.0, drill_top=3)
+    responder = TaskResponder(FaultWhere("AnswerDraft", "timeout"), formulation=REDDIT_FORMULATION)
+    run = _reddit_branch(serve(responder), demo_archive, timeout=60.0, timeout_s=3.0, drill_top=3)
     response = run.result.reddit_response
     assert response is not None
 
@@ -520,7 +517,7 @@ def test_a_stalled_engine_returns_what_the_sidecar_had_at_its_bound(
     assert RedditResponse.model_validate_json(response.model_dump_json()) == response
 
 
-def _assert_grounded_sidecar(run: AskRun) -> None:
+def _assert_grounded_reddit(run: AskRun) -> None:
     """Every source of the synthesis is a drilled thread or comment; [n] numbers a source."""
     assert run.result.reddit_response is not None
     synthesis = run.result.reddit_response.synthesis
@@ -546,7 +543,7 @@ def test_a_research_run_with_random_faults_still_returns_grounded_json(
     serve: Callable[[TaskResponder], ChatCompletionsServer],
 ) -> None:
     policy: FaultPolicy = RandomFaults(seed, rate=0.3)
-    responder = TaskResponder(policy, formulation=SIDECAR_FORMULATION)
+    responder = TaskResponder(policy, formulation=REDDIT_FORMULATION)
     server = serve(responder)
     experts = SqlExpertStore(f"sqlite:///{tmp_path / 'experts.db'}")
     expert_ids = ensure_demo_experts(experts)
@@ -557,7 +554,7 @@ def test_a_research_run_with_random_faults_still_returns_grounded_json(
             settings=engine_settings(server, timeout=TIMEOUT_S, retries=1), engine=engine,
             source=source, candidates=subreddit_profiles(demo_archive), expert_store=experts,
             experts_config=ExpertsConfig(map_rate_limit_sleep_s=0.0, map_backoff_s=0.0),
-            sidecar_config=SidecarConfig(drill_top=5, drill_comments=20),
+            reddit_config=RedditConfig(drill_top=5, drill_comments=20),
         )  # fmt: skip
         return await run_research(QUESTION, deps, experts=expert_ids)
 
@@ -577,7 +574,7 @@ def test_a_research_run_with_random_faults_still_returns_grounded_json(
         assert response.status != "failed" or response.notes  # a failure says why
         _assert_valid_expert(response, experts)
     assert result.reddit_response is not None
-    _assert_grounded_sidecar_response(result.reddit_response, run)
+    _assert_grounded_reddit_response(result.reddit_response, run)
     summary = result.summary
     if summary is not None:
         evidence = {p.id: p.url for p in run.evidence.posts}
@@ -587,7 +584,7 @@ def test_a_research_run_with_random_faults_still_returns_grounded_json(
     experts.close()
 
 
-def _assert_grounded_sidecar_response(response: RedditResponse, run: AskRun) -> None:
+def _assert_grounded_reddit_response(response: RedditResponse, run: AskRun) -> None:
     synthesis = response.synthesis
     if synthesis is None:
         return

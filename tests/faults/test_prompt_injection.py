@@ -318,7 +318,7 @@ def _segments(text: str) -> list[tuple[str, str]]:
 
 @dataclass
 class Evidence:
-    """What a research run may cite: summary posts, sidecar permalinks, expert posts/comments."""
+    """What a research run may cite: summary posts, Reddit permalinks, expert posts/comments."""
 
     posts: dict[str, str] = field(default_factory=dict)  # summary post id → url
     post_texts: dict[str, str] = field(default_factory=dict)

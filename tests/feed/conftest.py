@@ -67,12 +67,12 @@ def persistent_factory(
     return open_it
 
 
-SIDECARS: dict[Any, Any] = {}
+SLOT_TABLES: dict[Any, Any] = {}
 
 
 def new_retriever(collection: Any, *args: Any, **kwargs: Any) -> FeedRetriever:
     """A FeedRetriever with the slot table when the fixture gave the collection one."""
-    return FeedRetriever(collection, *args, slots=SIDECARS.get(collection.id), **kwargs)
+    return FeedRetriever(collection, *args, slots=SLOT_TABLES.get(collection.id), **kwargs)
 
 
 @pytest.fixture(params=["ephemeral", "persistent", "persistent+slots"])
@@ -85,6 +85,6 @@ def collection(
         return
     main = persistent_factory()
     if request.param == "persistent+slots":
-        SIDECARS[main.id] = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
+        SLOT_TABLES[main.id] = persistent_factory.client.get_or_create_collection("posts_slots")  # type: ignore[attr-defined]
     yield main
-    SIDECARS.pop(main.id, None)
+    SLOT_TABLES.pop(main.id, None)

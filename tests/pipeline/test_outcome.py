@@ -10,7 +10,7 @@ from crowdsift.engines.base import Usage
 from crowdsift.pipeline.outcome import Synthesized, answer_parts
 from crowdsift.pipeline.reddit.branch import RedditRun
 from crowdsift.pipeline.synthesis.answer import Answer
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummaryContent
+from crowdsift.pipeline.synthesis.models import RedditSynthesis, SummaryContent
 from crowdsift.testing.factories import make_post
 
 BOUND = "the Reddit answer hit its 3 s bound during synthesize"
@@ -47,7 +47,7 @@ def test_a_run_that_found_nothing_is_no_results_unless_the_bound_cut_it() -> Non
 def test_the_summary_is_built_once_with_the_status_the_reddit_answer_gives_it() -> None:
     answer = Answer(
         content=SummaryContent(summary="Get the Plaud.", prompt_version="v1"),
-        synthesis=SidecarSynthesis(summary="Get the Plaud."),
+        synthesis=RedditSynthesis(summary="Get the Plaud."),
     )
     parts = answer_parts("archive", "local", Usage(), _run(), Synthesized(answer=answer))
     assert answer.summary.status == "ok"  # the synthesis alone finds nothing wrong

@@ -1,4 +1,4 @@
-"""The research run: experts and the Reddit sidecar in parallel; Reddit-only, experts-only."""
+"""The research run: experts and the Reddit branch in parallel; Reddit-only, experts-only."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ class _SignalsMap:
         """Nothing to release."""
 
 
-def test_experts_and_the_sidecar_run_at_the_same_time(
+def test_experts_and_the_reddit_branch_run_at_the_same_time(
     demo_archive: Path, expert_store: SqlExpertStore
 ) -> None:
     started = threading.Event()
@@ -149,7 +149,7 @@ def test_experts_and_the_sidecar_run_at_the_same_time(
     finally:
         source.close()
 
-    # The sidecar's searches were in flight while the panel's map phase began: had the two
+    # The Reddit branch's searches were in flight while the panel's map phase began: had the two
     # pipelines run one after the other, each search would have waited out its 10 s.
     assert source.saw_experts_running
     result = run.result

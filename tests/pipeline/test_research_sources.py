@@ -23,11 +23,11 @@ from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, AskRun
 from crowdsift.pipeline.synthesis.config import SelectorConfig
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SourceRef
-from crowdsift.pipeline.synthesis.selector import select_evidence
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from crowdsift.sources.archive.demo import ensure_demo_archive
 from crowdsift.sources.archive.source import ArchiveSource
 from crowdsift.sources.models import EvidenceComment, EvidenceItem, SourceFetch
+from tests.support.answers import select_evidence
 
 QUESTION = "Is the Plaud Note worth it compared to a phone recording app?"
 

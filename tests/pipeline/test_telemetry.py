@@ -57,7 +57,7 @@ def result(**parts: object) -> ResearchResult:
     return ResearchResult.model_validate({**fields, **parts})
 
 
-def sidecar_fetch(**overrides: object) -> FetchSummary:
+def reddit_fetch(**overrides: object) -> FetchSummary:
     values: dict[str, object] = {
         "source": "arctic-shift",
         "posts_seen": 60,
@@ -84,7 +84,7 @@ def test_reddit_rejections_by_reason_account_for_every_post_seen() -> None:
         duplicates_removed=3, ranked=ranked(14), rerank_fell_back=True, comments_drilled=90,
         threads_drilled=12,
     )  # fmt: skip
-    t = run_telemetry(result(fetch=sidecar_fetch(), reddit_response=response))
+    t = run_telemetry(result(fetch=reddit_fetch(), reddit_response=response))
 
     reddit = t.sources["arctic-shift"]
     assert (reddit.seen, reddit.accepted, reddit.relevant) == (60, 30, 12)
@@ -103,7 +103,7 @@ def test_reddit_rejections_by_reason_account_for_every_post_seen() -> None:
     assert reddit.comments_accepted == 90 and reddit.errors == 1
 
 
-def test_a_failed_sidecar_without_a_fetch_summary_still_counts_what_it_had() -> None:
+def test_a_failed_reddit_branch_without_a_fetch_summary_still_counts_what_it_had() -> None:
     response = RedditResponse(
         status="failed", engine="local", source="reddit-api", errors=["401 from Reddit"]
     )

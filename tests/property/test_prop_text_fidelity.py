@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import clean_text
 from crowdsift.engines.embedding import HashingEmbedder
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.grounding import ground
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 
 _WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=8)
 _LINE = st.lists(_WORD, min_size=2, max_size=6).map(lambda words: " ".join(words).capitalize())
@@ -64,8 +64,8 @@ def _request(reply: str) -> SummarizeRequest:
 def test_the_local_answer_quotes_a_path_and_a_code_span_as_written() -> None:
     reply = r"Run it from ik_llama.cpp\build\bin\Release\llama-server.exe with `-ngl 99`."
     request = _request(clean_text(reply))
-    draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=Limits())
-    grounded = ground(draft, request, SummarizerConfig(), engine="local")
+    draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
+    grounded = ground(draft, request, SynthesisConfig(), engine="local")
     assert r"ik_llama.cpp\build\bin\Release\llama-server.exe" in grounded.result.summary
     assert "-ngl 99" in grounded.result.summary
 
@@ -76,9 +76,9 @@ def test_a_link_in_a_quoted_reply_is_kept_as_written_and_cites_nothing() -> None
         "the nightly is at https://wheels.vllm.ai/nightly"
     )
     request = _request(reply)
-    draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=Limits())
-    grounded = ground(draft, request, SummarizerConfig(), engine="local")
+    draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
+    grounded = ground(draft, request, SynthesisConfig(), engine="local")
     assert "https://wheels.vllm.ai/nightly" in grounded.result.summary
     assert grounded.problems == [] and grounded.result.status == "ok"
-    model = ground(draft, request, SummarizerConfig(), engine="openai")
+    model = ground(draft, request, SynthesisConfig(), engine="openai")
     assert "wheels.vllm.ai" not in model.result.summary  # a model's link is not evidence

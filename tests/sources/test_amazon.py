@@ -33,7 +33,6 @@ from crowdsift.pipeline.gate.sources import fetch_amazon_tool
 from crowdsift.sources.amazon import (
     RESOURCES,
     AmazonSource,
-    build_amazon_source,
 )
 from crowdsift.sources.amazon_auth import AUTH_URLS, auth_url_for, authorization_value
 from crowdsift.sources.amazon_items import marketplace_host
@@ -457,7 +456,9 @@ def test_missing_credentials_skip_the_source_with_a_one_line_notice():
     assert result.items == [] and result.errors == []
     assert engine.requests == []
     partial = Settings(amazon_credential_id="x", amazon_credential_secret="y-secret")
-    assert build_amazon_source(partial) is None
+    skipped = asyncio.run(fetch_amazon_tool(QUERY, engine=engine, settings=partial)).skipped
+    assert skipped is not None and "AMAZON_PARTNER_TAG" in skipped
+    assert "AMAZON_CREDENTIAL_ID" not in skipped
     with pytest.raises(ConfigError) as info:
         AmazonSource.from_settings(partial)
     assert "AMAZON_PARTNER_TAG" in str(info.value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from crowdsift.cli.experts_render import render_expert_responses
 from crowdsift.cli.layout import WIDTH, bullet, paragraph, source_lines
-from crowdsift.cli.sidecar_render import Sections, render_sections, run_lines
+from crowdsift.cli.reddit_render import Sections, render_sections, run_lines
 from crowdsift.core.citations import number_citations
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.result import ResearchResult
@@ -24,7 +24,7 @@ from crowdsift.pipeline.synthesis.display import (
     source_list,
     thin_citations,
 )
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis
+from crowdsift.pipeline.synthesis.models import RedditSynthesis
 
 __all__ = [
     "SHORT_LINES",
@@ -148,7 +148,7 @@ def _rows(lines: list[str], width: int) -> int:
     return sum(max(1, -(-len(line) // width)) for line in lines)
 
 
-def _synthesis(result: ResearchResult) -> SidecarSynthesis | None:
+def _synthesis(result: ResearchResult) -> RedditSynthesis | None:
     return result.reddit_response.synthesis if result.reddit_response else None
 
 

@@ -201,14 +201,6 @@ def _in_order(run: re.Match[str]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
-def numbers_for(entries: Iterable[tuple[Iterable[str], str]]) -> SourceNumbers:
-    """A ``SourceNumbers`` of ``(keys, url)`` entries, numbered 1, 2, … in order."""
-    numbers = SourceNumbers()
-    for keys, url in entries:
-        numbers.add(keys, url)
-    return numbers
-
-
 def number_citations(text: str, numbers: Mapping[str, int]) -> str:
     """``text`` with ``[post:ID]``/``[comment:ID]`` as ``[n]`` from ``numbers`` (keys
     ``post:id`` / ``comment:id``, or a bare post id; any case); unknown markers removed."""

@@ -93,7 +93,7 @@ class RedditSource(Protocol):
     ) -> list[RawThing]:
         """The thread's comments ``depth`` levels deep (1 = top-level only), at most ``limit``.
 
-        For the sidecar's deep drill, where replies carry the specifics. Pre-order (a comment,
+        For the Reddit branch's deep drill, where replies carry the specifics. Pre-order (a comment,
         then its replies), siblings best first ("top"); ``more`` stubs, other threads' comments
         and orphans (parent not returned) skipped. Every dict carries an int ``depth`` (0 =
         top-level) and a prefixed ``parent_id`` (``t3_<post>``/``t1_<comment>``). ``post_id``

@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -146,7 +145,8 @@ class Task(ABC, Generic[OutT]):
 
 
 class Engine(Protocol):
-    """Runs any task. Engines are async so phases can fan out (map over chunks, sidecars)."""
+    """Runs any task. Engines are async so phases can fan out (map over chunks, the Reddit
+    branch beside the panel)."""
 
     name: EngineName
 
@@ -200,19 +200,3 @@ def local_usage(phase: Phase, stopwatch: Stopwatch, model: str | None = None) ->
     latency = stopwatch.ms()
     record = CallUsage(phase=phase, model=model, latency_ms=latency, cost_usd=0.0)
     return Usage(calls=1, latency_ms=latency, by_phase={phase: 1}, per_call=[record])
-
-
-def texts_of(items: Sequence[Any], attribute: str) -> list[str]:
-    """A list of one string attribute of many items (small helper for local strategies)."""
-    return [str(getattr(item, attribute)) for item in items]
-
-
-@dataclass
-class CallRecord:
-    """One call an engine made, for tests and for accounting."""
-
-    task: Task[Any]
-    phase: Phase
-    output: Any = None
-    error: str | None = None
-    messages: list[ChatMessage] = field(default_factory=list)

@@ -1,7 +1,7 @@
 """Embeddings kept on disk between runs, so a new process does not embed the same text again.
 
 Every ``crowdsift ask`` is a new process, and part of its work repeats from one question to
-the next: the subreddit profiles the planner compares the question with (eleven texts of the
+the next: the subreddit profiles the formulation compares the question with (eleven texts of the
 model's full 256 tokens, about 0.45 s on 2 cores, on every ask), and the posts and claims of
 an archive a person keeps asking about. ``DiskVectorCache`` stores each vector under a key
 of the model's identity and the text (SHA-256), in one SQLite file in the data directory.

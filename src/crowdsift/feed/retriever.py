@@ -10,7 +10,7 @@ The seed samples from *all* ids on every call (``collection.get()``), which cost
 the collection (and, with documents and metadata included, fails outright at ~50k posts on
 Chroma 1.5 with "too many SQL variables"). Instead every stored post carries one extra metadata
 key, ``_slot``: a dense integer 0..n-1 assigned in insertion order (an upsert of a known id keeps
-its slot), and a slot table (``crowdsift.feed.slots``, a sidecar collection keyed by id) maps
+its slot), and a slot table (``crowdsift.feed.slots``, a companion collection keyed by id) maps
 slots to post ids. A random feed reads the table's size, draws ``feed_size`` distinct slots and
 fetches exactly those posts: three lookups by id, whatever the collection's size. Without a
 slot table (a bare collection, as in the seed's examples) the slots are found with one ``$in``
@@ -72,7 +72,7 @@ class FeedRetriever:
     ) -> None:
         """``collection`` must have an embedding function (``crowdsift.feed.store`` opens one
         with the offline MiniLM embedder). ``rng`` makes random feeds reproducible. ``slots``
-        is the sidecar collection of the slot table (see ``crowdsift.feed.slots``); without
+        is the companion collection of the slot table (see ``crowdsift.feed.slots``); without
         it random feeds find slots with a metadata filter, which is correct but slower."""
         _check_size(feed_size)
         _check_mode(default_mode)

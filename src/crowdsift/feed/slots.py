@@ -3,7 +3,7 @@
 Random feeds draw slots from ``range(size)``; turning slots into posts must not scan the
 collection. In Chroma 1.5 every ``get`` that is not by id (a metadata filter, even a bare
 ``limit=1``) and ``count()`` cost time that grows with the collection (~3 ms at 50k posts), while
-``get(ids=...)`` is an index lookup (~0.3 ms). So the table lives in a sidecar collection of
+``get(ids=...)`` is an index lookup (~0.3 ms). So the table lives in a companion collection of
 the same client, keyed by id: ``slot:<n>`` → ``{"post_id": ...}`` plus one ``size`` record with
 the number of slots handed out. Its records carry a constant 1-dimensional vector: Chroma wants
 one, nothing ever queries it.
@@ -28,7 +28,7 @@ def slot_id(slot: int) -> str:
 
 
 class SlotTable:
-    """slot → post id, and how many slots exist, in a sidecar Chroma collection."""
+    """slot → post id, and how many slots exist, in a companion Chroma collection."""
 
     def __init__(self, collection: Collection, *, batch_size: int = 1000) -> None:
         self.collection = collection

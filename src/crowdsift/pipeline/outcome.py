@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.reddit.branch import RedditRun
-from crowdsift.pipeline.reddit.models import RedditResponse, SidecarStatus
+from crowdsift.pipeline.reddit.models import RedditResponse, RedditStatus
 from crowdsift.pipeline.result import FetchSummary
 from crowdsift.pipeline.status import RedditFacts, Verdict, decide, judged_summary
 from crowdsift.pipeline.synthesis.answer import Answer
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummarizeResult
+from crowdsift.pipeline.synthesis.models import RedditSynthesis, SummarizeResult
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,8 @@ def reddit_response(
     usage: Usage,
     run: RedditRun | None,
     facts: RedditFacts,
-    status: SidecarStatus,
-    synthesis: SidecarSynthesis | None,
+    status: RedditStatus,
+    synthesis: RedditSynthesis | None,
 ) -> RedditResponse:
     """The Reddit branch as ``reddit_response``, with the ``status`` decided for it: what was
     searched, ranked and drilled, and the staff-engineer sections of the one synthesis; a

@@ -1,11 +1,11 @@
 """The one research run behind ``crowdsift ask``, the API, the web page and MCP.
 
 ```
-question ─► Reddit branch (sidecar.pipeline.run_reddit): formulate → SearchPlan → RedditFetcher
+question ─► Reddit branch (reddit.branch.run_reddit): formulate → SearchPlan → RedditFetcher
             → relevance gate (one call, one 2× refetch) → rerank (reuses the gate's scores)
             → drill (top 15)                                                   ─┐
-         ─► YouTube / Amazon (sources.run.fetch_sources, each behind the gate)  ├─► ONE synthesis
-         ─► Experts Panel (experts.pipeline.run_panel, phases 1–7), beside it  ─┘   (summarizer.
+         ─► YouTube / Amazon (gate.run_sources.fetch_sources, each gated)       ├─► ONE synthesis
+         ─► Experts Panel (experts.pipeline.run_panel), beside it              ─┘   (synthesis.
                                                                                     answer)
                                                                          ─► ResearchResult
 ```
@@ -17,7 +17,7 @@ Reddit-only mode; ``--no-reddit`` with experts skips the branch and leaves ``pla
 ``summary`` empty. Every engine call goes through one ``CountingEngine`` so the result reports
 LLM usage per phase; every stage is timed. I/O dependencies come in ``AskDeps``.
 
-``research`` / ``ask`` is the blocking library entry point; it builds the dependencies from
+``research`` is the blocking library entry point; it builds the dependencies from
 settings (``crowdsift.pipeline.wiring``) and runs ``run_research``.
 """
 
@@ -56,11 +56,11 @@ from crowdsift.pipeline.gate.run_sources import (
     tools_from_settings,
 )
 from crowdsift.pipeline.outcome import Synthesized, answer_parts, fetch_summary
-from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, bound_message, run_reddit
+from crowdsift.pipeline.reddit.branch import RedditDeps, RedditRun, bound_message, run_reddit
 from crowdsift.pipeline.result import AskDeps, AskRun, ResearchResult
 from crowdsift.pipeline.status import overall_status
 from crowdsift.pipeline.synthesis.answer import synthesize_answer
-from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.wiring import EngineChoice, ResearchOptions, research_deps
 from crowdsift.sources.experts.models import ExpertResponse
 from crowdsift.sources.models import EvidenceItem, SourceFetch
@@ -116,10 +116,6 @@ def research(
             sources=sources,
         )
     )
-
-
-ask = research
-"""``crowdsift.pipeline.research.ask`` is the same entry point under the command's name."""
 
 
 async def research_async(
@@ -312,10 +308,10 @@ async def _search_reddit(
         raise ConfigError("this run has no Reddit source; build it with Reddit search on")
     return await run_reddit(
         question,
-        SidecarDeps(
+        RedditDeps(
             source=deps.source,
             engine=engine,
-            config=deps.sidecar_config or deps.settings.sidecar,
+            config=deps.reddit_config or deps.settings.reddit,
             filters=FilterConfig.from_settings(deps.settings),
             candidates=deps.candidates,
             candidates_closed=deps.candidates_closed and bool(deps.candidates),
@@ -363,13 +359,13 @@ async def _synthesize(
     """The one synthesis over the drilled threads and the videos/products (no answer when
     Reddit was off or failed and no other source found anything).
 
-    The Reddit answer as a whole keeps ``CROWDSIFT_SIDECAR_TIMEOUT``: the synthesis gets what
+    The Reddit answer as a whole keeps ``CROWDSIFT_REDDIT_TIMEOUT``: the synthesis gets what
     the branch left of it, and a branch that already hit the bound is not synthesised. Hitting
     the bound here is said in the outcome, never written into the branch's finished run."""
     run = reddit.run
     if run is None and not items:
         return Synthesized()
-    config = deps.sidecar_config or deps.settings.sidecar
+    config = deps.reddit_config or deps.settings.reddit
     remaining = config.timeout_s - (run.timings.get("total", 0.0) / 1000 if run else 0.0)
     if run is not None and (run.timed_out or remaining <= 0):
         return Synthesized()
@@ -387,8 +383,8 @@ async def _synthesize(
                     engine=engine,
                     extra=items,
                     selector_config=SelectorConfig.from_settings(deps.settings),
-                    summarizer_config=SummarizerConfig.from_settings(deps.settings),
-                    sidecar_config=config,
+                    synthesis_config=SynthesisConfig.from_settings(deps.settings),
+                    reddit_config=config,
                     fallback=deps.fallback,
                 )
                 return Synthesized(answer=answer)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from crowdsift.core.config import Settings
     from crowdsift.core.config.experts import ExpertsConfig
-    from crowdsift.core.config.sidecar import SidecarConfig
+    from crowdsift.core.config.reddit import RedditConfig
     from crowdsift.core.models import FetchResult
     from crowdsift.core.source import RedditSource
     from crowdsift.core.store import CommentStore
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from crowdsift.engines.embedding import Embedder
     from crowdsift.pipeline.gate.run_sources import ExtraSource, SourceTool
     from crowdsift.pipeline.reddit.communities import DirectoryLoader
-    from crowdsift.pipeline.reddit.planner import SubredditProfile
+    from crowdsift.pipeline.reddit.topicality import SubredditProfile
     from crowdsift.sources.experts.models import ExpertStore
 
 Progress = Callable[[str, str], None]
@@ -125,8 +125,8 @@ class AskDeps:
     expert_store: ExpertStore | None = None
     experts_config: ExpertsConfig | None = None
     """None = ``settings.experts``."""
-    sidecar_config: SidecarConfig | None = None
-    """None = ``settings.sidecar``."""
+    reddit_config: RedditConfig | None = None
+    """None = ``settings.reddit``."""
     source_tools: Mapping[ExtraSource, SourceTool] | None = None
     """YouTube / Amazon fetch tools; None = the APIs configured in settings."""
     budget_usd: float | None = None

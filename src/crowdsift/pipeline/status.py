@@ -29,7 +29,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from crowdsift.engines.base import Usage
-from crowdsift.pipeline.reddit.models import RedditResponse, SidecarStatus
+from crowdsift.pipeline.reddit.models import RedditResponse, RedditStatus
 from crowdsift.pipeline.result import ResearchStatus
 from crowdsift.pipeline.synthesis.models import SummarizeResult, SummaryContent
 from crowdsift.sources.experts.models import ExpertResponse
@@ -83,7 +83,7 @@ class Statuses:
     (None without a Reddit answer)."""
 
     summary: Judged
-    reddit: SidecarStatus | None = None
+    reddit: RedditStatus | None = None
 
 
 def decide(verdict: Verdict, reddit: RedditFacts | None = None) -> Statuses:
@@ -107,7 +107,7 @@ def judged_summary(content: SummaryContent, judged: Judged) -> SummarizeResult:
     return SummarizeResult(status=judged.status, reason=judged.reason, **dict(content))
 
 
-def _reddit_status(verdict: Verdict, reddit: RedditFacts) -> SidecarStatus:
+def _reddit_status(verdict: Verdict, reddit: RedditFacts) -> RedditStatus:
     if reddit.failure is not None:
         return "failed"
     if reddit.searches and reddit.failed_searches == reddit.searches:
@@ -125,7 +125,7 @@ def _reddit_status(verdict: Verdict, reddit: RedditFacts) -> SidecarStatus:
     return "partial" if degraded else "ok"
 
 
-def _why_not_ok(reddit: RedditFacts, status: SidecarStatus) -> str:
+def _why_not_ok(reddit: RedditFacts, status: RedditStatus) -> str:
     if reddit.errors:
         return reddit.errors[0]
     if status == "no_results":

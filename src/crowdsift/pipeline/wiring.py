@@ -22,7 +22,7 @@ from crowdsift.core.store import CommentStore
 from crowdsift.engines.base import Engine, LocalKit
 from crowdsift.engines.factory import EngineChoice, build_engine
 from crowdsift.pipeline.reddit.communities import DirectoryLoader
-from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.topicality import SubredditProfile
 from crowdsift.pipeline.result import AskDeps, Progress
 from crowdsift.sources.reddit.factory import build_source
 

@@ -315,18 +315,3 @@ class AmazonSource:
 
 
 # --- building and the gated tool ---------------------------------------------------------------
-
-
-def build_amazon_source(
-    settings: Settings,
-    *,
-    http_client: httpx.Client | None = None,
-    clock: Callable[[], float] = time.time,
-    sleep: Callable[[float], None] = time.sleep,
-) -> AmazonSource | None:
-    """The source, or None (with a one-line notice in the log) when credentials are missing."""
-    missing = missing_amazon_settings(settings)
-    if missing:
-        log.info("amazon_source_skipped", notice=skip_notice(missing))
-        return None
-    return AmazonSource.from_settings(settings, http_client=http_client, clock=clock, sleep=sleep)

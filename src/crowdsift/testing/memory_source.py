@@ -1,6 +1,6 @@
 """An in-memory RedditSource: scripted pages and comments, every call recorded.
 
-For unit tests of code that consumes a source (the fetcher, later the sidecar) where HTTP is
+For unit tests of code that consumes a source (the fetcher, the Reddit branch) where HTTP is
 beside the point. Transport behaviour is tested against the real local servers instead.
 """
 

@@ -16,7 +16,7 @@ from structlog.testing import capture_logs
 from crowdsift.core.config import Settings
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.config.loading import warn_about_legacy_home
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 
 FOREIGN = {
     "HOME": "/somewhere/else",
@@ -35,7 +35,7 @@ def _python_aliases() -> set[str]:
     """Every lower-case alias of every setting whose upper-case form is no documented name
     ("reddit_password" is REDDIT_PASSWORD's; "home" is nobody's): what must never be read."""
     lower, documented = set(), set()
-    for model in (Settings, SidecarConfig, ExpertsConfig):
+    for model in (Settings, RedditConfig, ExpertsConfig):
         for field in model.model_fields.values():
             alias = field.validation_alias
             if isinstance(alias, AliasChoices):
@@ -54,7 +54,7 @@ def test_variables_of_other_programs_are_not_settings(monkeypatch: pytest.Monkey
     assert settings.data_dir != Path("/somewhere/else")
     assert settings.source == "auto" and settings.engine != "openai"
     assert settings.api_key is None and settings.database_url is None
-    assert settings.sidecar.rerank_top != 3 and settings.experts.map_chunk_size != 7
+    assert settings.reddit.rerank_top != 3 and settings.experts.map_chunk_size != 7
 
 
 def test_no_python_alias_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,11 +70,13 @@ def test_documented_names_and_constructor_keywords_still_work(
 ) -> None:
     monkeypatch.setenv("CROWDSIFT_HOME", str(tmp_path))
     monkeypatch.setenv("CROWDSIFT_SOURCE", "archive")
-    monkeypatch.setenv("CROWDSIFT_SIDECAR_RERANK_TOP", "9")
+    monkeypatch.setenv("CROWDSIFT_REDDIT_RERANK_TOP", "9")
+    monkeypatch.setenv("CROWDSIFT_SIDECAR_DRILL_TOP", "4")  # the older name of CROWDSIFT_REDDIT_*
     monkeypatch.setenv("MAP_MAX_PARALLEL", "7")
     settings = Settings()
     assert settings.data_dir == tmp_path and settings.source == "archive"
-    assert settings.sidecar.rerank_top == 9 and settings.experts.map_max_parallel == 7
+    assert settings.reddit.rerank_top == 9 and settings.experts.map_max_parallel == 7
+    assert settings.reddit.drill_top == 4
     made = Settings(home=tmp_path / "x", archive=tmp_path / "a.sqlite", source="arctic-shift")
     assert made.data_dir == tmp_path / "x" and made.archive_path == tmp_path / "a.sqlite"
     assert made.source == "arctic-shift"

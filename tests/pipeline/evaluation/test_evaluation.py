@@ -49,10 +49,10 @@ from crowdsift.pipeline.evaluation.metrics import (
 )
 from crowdsift.pipeline.reddit.models import RankedPost, RedditResponse
 from crowdsift.pipeline.result import AskRun, ResearchResult
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import (
-    SidecarSource,
-    SidecarSynthesis,
+    CitedSource,
+    RedditSynthesis,
     Source,
     SummarizeResult,
 )
@@ -100,19 +100,19 @@ OFF_TOPIC = EvalCase(id="sony", kind="off_topic", question="Is the Sony good?")
 
 
 def test_a_grounded_answer_passes_and_support_is_counted() -> None:
-    report = check(ANSWERABLE, evidence(), summary(), SummarizerConfig())
+    report = check(ANSWERABLE, evidence(), summary(), SynthesisConfig())
     assert report.passed and report.sources_valid and report.budget_respected
     assert (report.highlights, report.highlights_supported) == (2, 1)
 
 
 def test_unknown_sources_citations_and_budgets_fail() -> None:
     foreign = source("zz")
-    assert not check(ANSWERABLE, evidence(), summary(sources=[foreign]), SummarizerConfig()).passed
+    assert not check(ANSWERABLE, evidence(), summary(sources=[foreign]), SynthesisConfig()).passed
     cited = summary(summary="Invented. [post:zz]")
-    assert not check(ANSWERABLE, evidence(), cited, SummarizerConfig()).sources_valid
+    assert not check(ANSWERABLE, evidence(), cited, SynthesisConfig()).sources_valid
     long = summary(summary="x" * 200)
-    assert not check(ANSWERABLE, evidence(), long, SummarizerConfig(summary_char_budget=100)).passed
-    assert not check(ANSWERABLE, evidence(), summary(status="error"), SummarizerConfig()).passed
+    assert not check(ANSWERABLE, evidence(), long, SynthesisConfig(summary_char_budget=100)).passed
+    assert not check(ANSWERABLE, evidence(), summary(status="error"), SynthesisConfig()).passed
 
 
 def test_a_video_citation_and_an_unknown_dashed_id_are_checked_and_numbered() -> None:
@@ -124,7 +124,7 @@ def test_a_video_citation_and_an_unknown_dashed_id_are_checked_and_numbered() ->
         summary="Battery lasts long [post:a1]. The review agrees [post:yt-dQw4w9W_-Xc].",
         sources=[*summary().sources, video],
     )
-    assert not check(ANSWERABLE, evidence(), answer, SummarizerConfig()).sources_valid
+    assert not check(ANSWERABLE, evidence(), answer, SynthesisConfig()).sources_valid
     text = preview_text(answer)
     assert text.startswith("Battery lasts long [1]. The review agrees [2].")
     assert (
@@ -144,7 +144,7 @@ def test_a_comment_citation_is_valid_evidence_and_supports_its_highlight() -> No
         update={"posts": [post.model_copy(update={"comments": [comment]})]}
     )
     answer = summary(highlights=["Mine died after a week of recording [comment:k-1]"])
-    report = check(ANSWERABLE, fetched, answer, SummarizerConfig())
+    report = check(ANSWERABLE, fetched, answer, SynthesisConfig())
     assert report.sources_valid and report.highlights_supported == 1
 
 
@@ -253,7 +253,7 @@ def test_advice_counts_where_the_reader_sees_it_not_behind_full() -> None:
     result = research(answer, ranked("a1"), sample=True)
     shown = render_research(result)
     assert "factory settings" in render_research(result, full=True)  # it is in the answer …
-    grounding = check(case, evidence(), answer, SummarizerConfig())
+    grounding = check(case, evidence(), answer, SynthesisConfig())
     report = measure(case, result, grounding, shown, EvalTargets())
     measured = report.crowdsift
     assert (measured.shown_found, measured.lead_found) == (2, 1)  # … but not shown
@@ -268,17 +268,17 @@ def test_advice_counts_where_the_reader_sees_it_not_behind_full() -> None:
 def test_the_rank_is_the_threads_place_in_the_answers_source_list() -> None:
     """Threads in the order the answer numbers its sources (a cited comment stands for its
     thread), not the retrieval order, which is kept as a diagnostic."""
-    synthesis = SidecarSynthesis(
+    synthesis = RedditSynthesis(
         summary="s",
         sources=[
-            SidecarSource(kind="comment", id="k1", url="https://www.reddit.com/r/g/comments/b2/_/k1/",
+            CitedSource(kind="comment", id="k1", url="https://www.reddit.com/r/g/comments/b2/_/k1/",
                           title="another thread"),
         ],
     )  # fmt: skip
     answer = summary(sources=[source("x1"), source("a1")])
     response = ranked("b2", "x1", "a1").model_copy(update={"synthesis": synthesis})
     result = research(answer, response)
-    grounding = check(ANSWERABLE, evidence(), answer, SummarizerConfig())
+    grounding = check(ANSWERABLE, evidence(), answer, SynthesisConfig())
 
     def report(threads: list[str]) -> Any:
         case = ANSWERABLE.model_copy(update={"threads": threads})
@@ -299,7 +299,7 @@ def test_the_rank_is_the_threads_place_in_the_answers_source_list() -> None:
     six = summary(sources=[source(f"p{i}") for i in range(6)])
     sixth = measure(
         ANSWERABLE.model_copy(update={"threads": ["p5"]}), research(six, None),
-        check(ANSWERABLE, evidence(), six, SummarizerConfig()), "x", EvalTargets(),
+        check(ANSWERABLE, evidence(), six, SynthesisConfig()), "x", EvalTargets(),
     ).crowdsift  # fmt: skip
     assert (sixth.rank, sixth.hit_at_5, len(sixth.answer_threads)) == (6, False, 5)
 
@@ -309,7 +309,7 @@ def test_off_topic_cases_must_abstain_and_answerable_ones_must_not() -> None:
                        status="partial", reason="abstained: no post mentions it",
                        abstained=True)  # fmt: skip
     answered = summary(summary="Force-close the app, toggle Bluetooth [post:a1]")
-    config = SummarizerConfig()
+    config = SynthesisConfig()
 
     def report(case: EvalCase, answer: SummarizeResult) -> Any:
         grounding = check(case, evidence(), answer, config)
@@ -349,7 +349,7 @@ def test_cases_are_timed_with_the_injected_clock_and_the_baseline_is_measured_al
 
     reports = asyncio.run(
         run_cases(
-            [ANSWERABLE, OFF_TOPIC], ask_case, SummarizerConfig(), render=render,
+            [ANSWERABLE, OFF_TOPIC], ask_case, SynthesisConfig(), render=render,
             clock=lambda: next(ticks), baseline=baseline, progress=lines.append,
         )
     )  # fmt: skip
@@ -386,7 +386,7 @@ def test_cases_are_timed_with_the_injected_clock_and_the_baseline_is_measured_al
 
 
 def test_totals_and_targets_follow_the_cases() -> None:
-    config = SummarizerConfig()
+    config = SynthesisConfig()
     targets = EvalTargets(max_answer_lines=20)
     hit = summary(summary="Force-close the app, then toggle Bluetooth. [post:a1]")
     declined = summary(summary="Nothing discusses it.", sources=[], highlights=[],

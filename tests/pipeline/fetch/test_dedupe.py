@@ -213,7 +213,7 @@ def test_empty_input() -> None:
 
 
 def test_300_candidates_lose_only_their_repeated_links() -> None:
-    """Speed is bench_sidecar's business (a ratio, not a wall-clock assert in a unit test)."""
+    """Speed is bench_reddit's business (a ratio, not a wall-clock assert in a unit test)."""
     rng = random.Random(7)
     letters = "abcdefghijklmnopqrstuvwxyz"
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.engines.base import LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.scripted import ScriptedEngine
@@ -17,7 +17,7 @@ from crowdsift.pipeline.gate.judge import (
     RelevanceVerdicts,
     judge,
 )
-from crowdsift.pipeline.reddit.branch import SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.branch import RedditDeps, run_reddit
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.sources.archive.importer import import_files
 from crowdsift.sources.archive.source import ArchiveSource
@@ -90,8 +90,8 @@ def test_an_archive_hands_the_judge_each_threads_best_replies(tmp_path: Path) ->
         return {"english_question": "", "keywords": ["kayak"]}
 
     source = ArchiveSource(target)
-    deps = SidecarDeps(
-        source=source, engine=ScriptedEngine(function=verdicts), config=SidecarConfig(),
+    deps = RedditDeps(
+        source=source, engine=ScriptedEngine(function=verdicts), config=RedditConfig(),
         candidates=subreddit_profiles(target), search=SearchOptions(page_size=25),
     )  # fmt: skip
     try:

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.models import Candidate
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.pipeline.fetch.bm25 import bm25_scores, rank_candidates, terms, thread_text
 from crowdsift.pipeline.fetch.fetcher import SearchOptions
-from crowdsift.pipeline.reddit.branch import SidecarDeps, run_reddit
-from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.branch import RedditDeps, run_reddit
+from crowdsift.pipeline.reddit.topicality import SubredditProfile
 from crowdsift.testing.factories import make_post
 from tests.sources.reddit.test_arctic_shift import Harness, make_comment
 from tests.sources.reddit.test_arctic_shift import make_post as as_post
@@ -68,9 +68,9 @@ def arctic() -> Iterator[Harness]:
 
 def _run(arctic: Harness, **config: Any) -> Any:
     source = arctic.source()
-    deps = SidecarDeps(
+    deps = RedditDeps(
         source=source, engine=LocalEngine(embedder=HashingEmbedder()),
-        config=SidecarConfig(**config), candidates=(SubredditProfile(name=SUB.lower()),),
+        config=RedditConfig(**config), candidates=(SubredditProfile(name=SUB.lower()),),
         candidates_closed=False, clock=arctic.clock, search=SearchOptions(page_size=25),
     )  # fmt: skip
     run = asyncio.run(run_reddit(QUESTION, deps, subreddits=[SUB]))

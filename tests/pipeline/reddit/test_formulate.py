@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineOutputError, EngineTransportError, PlanError
 from crowdsift.engines.base import FENCE_NOTE, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
@@ -24,14 +24,14 @@ from crowdsift.pipeline.reddit.formulate import (
 )
 from crowdsift.pipeline.reddit.guard import carries_reference
 from crowdsift.pipeline.reddit.models import FormulationDraft, QueryAnalysis
-from crowdsift.pipeline.reddit.planner import SubredditProfile, key_phrases
+from crowdsift.pipeline.reddit.topicality import SubredditProfile, key_phrases
 
 PROFILES = (
     SubredditProfile(name="homeassistant", description="home assistant raspberry pi zigbee"),
     SubredditProfile(name="dataengineering", description="airflow dagster orchestration dags"),
     SubredditProfile(name="github", description="copilot pull requests actions"),
 )
-CONFIG = SidecarConfig(max_subreddits=2, max_ai_queries=3)
+CONFIG = RedditConfig(max_subreddits=2, max_ai_queries=3)
 EVIL = "https://evil.example/claim-your-prize"
 
 
@@ -41,7 +41,7 @@ def _run(
     *,
     subreddits: Sequence[str] = (),
     candidates: Sequence[SubredditProfile] = PROFILES,
-    config: SidecarConfig = CONFIG,
+    config: RedditConfig = CONFIG,
     closed: bool = True,
 ) -> FormulationOutcome:
     return asyncio.run(
@@ -141,7 +141,7 @@ def test_core_topic_extends_a_single_word() -> None:
 
 
 def test_local_caps_ai_queries() -> None:
-    config = SidecarConfig(max_subreddits=1, max_ai_queries=1)
+    config = RedditConfig(max_subreddits=1, max_ai_queries=1)
     outcome = _run("How to brew espresso", LocalEngine(embedder=HashingEmbedder()), config=config)
     assert outcome.analysis.ai_queries == ["how to brew espresso"]
 

@@ -8,14 +8,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.fetch.fetcher import SearchOptions
-from crowdsift.pipeline.reddit.branch import SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.branch import RedditDeps, run_reddit
 from crowdsift.pipeline.reddit.formulate import formulate
-from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.topicality import SubredditProfile
 from crowdsift.sources.reddit.directory import SubredditDirectory, SubredditInfo
 from crowdsift.testing.memory_source import MemorySource
 
@@ -31,7 +31,7 @@ def _formulate(engine: Any, *, ranked: bool) -> list[str]:
     outcome = asyncio.run(
         formulate(
             "How do I back up Home Assistant?", engine=engine, candidates=RANKED,
-            config=SidecarConfig(max_subreddits=2), closed=False, ranked=ranked,
+            config=RedditConfig(max_subreddits=2), closed=False, ranked=ranked,
         )
     )  # fmt: skip
     return outcome.analysis.subreddits
@@ -79,9 +79,9 @@ def test_a_live_question_searches_the_directorys_closest_communities(tmp_path: P
         return directory
 
     source = MemorySource(name="reddit-api")  # a live source, not an archive
-    deps = SidecarDeps(
+    deps = RedditDeps(
         source=source, engine=LocalEngine(embedder=HashingEmbedder()),
-        config=SidecarConfig(max_subreddits=1), candidates=RANKED[1:], candidates_closed=False,
+        config=RedditConfig(max_subreddits=1), candidates=RANKED[1:], candidates_closed=False,
         directory=load, embedder=HashingEmbedder(), directory_cache=tmp_path,
         clock=lambda: NOW, search=SearchOptions(page_size=25),
     )  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineTransportError, PlanError
 from crowdsift.core.models import RejectReason
 from crowdsift.core.source import RawThing
@@ -19,7 +19,7 @@ from crowdsift.engines.local import LocalEngine
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.fetch.fetcher import SearchOptions
 from crowdsift.pipeline.gate.judge import RelevanceTask, RelevanceVerdicts
-from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.branch import RedditDeps, RedditRun, run_reddit
 from crowdsift.pipeline.reddit.formulate import FormulateTask
 from crowdsift.pipeline.reddit.models import FormulationDraft
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
@@ -45,10 +45,10 @@ def _run(
 ) -> RedditRun:
     own = source is None
     source = source or ArchiveSource(archive)
-    deps = SidecarDeps(
+    deps = RedditDeps(
         source=source,
         engine=engine or LocalEngine(embedder=HashingEmbedder()),
-        config=SidecarConfig(**config),
+        config=RedditConfig(**config),
         candidates=subreddit_profiles(archive),
         search=SearchOptions(page_size=page_size),
     )
@@ -186,7 +186,7 @@ def test_fetcher_rejections_are_counted_in_the_branch(demo_archive: Path) -> Non
 
 
 class _SlowTrees(ArchiveSource):
-    """Comment trees take far longer than the sidecar's bound."""
+    """Comment trees take far longer than the branch's bound."""
 
     def fetch_comment_tree(
         self, post_id: str, *, limit: int = 100, depth: int = 5
@@ -207,7 +207,7 @@ def test_a_slow_source_gives_partial_results_within_the_bound(demo_archive: Path
     assert elapsed < 2.5  # the bound plus slack, far below the 3 s each tree takes
     assert run.timed_out and run.ranked and run.threads == []
     assert "1 s bound during drill" in run.errors[-1]
-    assert "CROWDSIFT_SIDECAR_TIMEOUT" in run.errors[-1]
+    assert "CROWDSIFT_REDDIT_TIMEOUT" in run.errors[-1]
 
 
 def test_an_empty_question_is_a_plan_error(demo_archive: Path) -> None:

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.pipeline.fetch.fetcher import SearchOptions
-from crowdsift.pipeline.reddit.branch import MIN_CANDIDATES, SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.branch import MIN_CANDIDATES, RedditDeps, run_reddit
 from crowdsift.pipeline.reddit.formulate import rule_draft
 from crowdsift.pipeline.reddit.intent import compared_options
 from crowdsift.pipeline.reddit.models import QueryAnalysis
-from crowdsift.pipeline.reddit.planner import key_phrases
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.pipeline.reddit.strategies import anchored, build_plan, search_words, widen
+from crowdsift.pipeline.reddit.topicality import key_phrases
 from crowdsift.sources.archive.importer import import_files
 from crowdsift.sources.archive.source import ArchiveSource
 from tests.sources.archive.conftest import post
@@ -75,13 +75,13 @@ def test_the_targeted_search_ors_the_questions_words_names_first() -> None:
     words = search_words(LLM_BOX)
     assert words[:4] == ["llm", "ollama", "llama.cpp", "vllm"]
     assert not {"best", "one", "up"} & set(words)  # stop words never search
-    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25)
+    plan = build_plan(_analysis(LLM_BOX), RedditConfig(), page_size=25)
     assert plan.queries[0].term == " OR ".join(words)
     assert set(words) <= set(plan.search_terms)  # the lexical screen lets its finds through
 
 
 def test_widen_searches_every_query_over_all_time_once() -> None:
-    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25)
+    plan = build_plan(_analysis(LLM_BOX), RedditConfig(), page_size=25)
     assert {q.time_filter for q in plan.queries} == {"month", "all"}  # timeless is all-time
     wider = widen(plan)
     assert wider is not None
@@ -92,14 +92,14 @@ def test_widen_searches_every_query_over_all_time_once() -> None:
 
 def test_a_window_the_user_set_is_never_widened() -> None:
     since = NOW - timedelta(days=7)
-    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25, since=since, now=NOW)
+    plan = build_plan(_analysis(LLM_BOX), RedditConfig(), page_size=25, since=since, now=NOW)
     assert widen(plan) is None
 
 
 def test_a_window_counts_back_from_the_newest_post_an_archive_holds() -> None:
     """An archive of last year's threads has a "last month" of its own, not an empty one."""
     newest = datetime(2025, 8, 8, tzinfo=UTC)
-    plan = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25, now=NOW, newest=newest)
+    plan = build_plan(_analysis(LLM_BOX), RedditConfig(), page_size=25, now=NOW, newest=newest)
     month = [q for q in plan.queries if q.strategy != "timeless"]
     assert {q.since for q in month} == {newest - timedelta(days=30)}
     assert {q.time_filter for q in month} == {"all"}  # the filter reaching that far back
@@ -108,7 +108,7 @@ def test_a_window_counts_back_from_the_newest_post_an_archive_holds() -> None:
 
 
 def test_a_live_sources_window_counts_back_from_now() -> None:
-    query = build_plan(_analysis(LLM_BOX), SidecarConfig(), page_size=25).queries[0]
+    query = build_plan(_analysis(LLM_BOX), RedditConfig(), page_size=25).queries[0]
     assert anchored(query, NOW - timedelta(hours=3), NOW) == query
     bound = NOW - timedelta(days=60)
     assert anchored(query, bound, NOW).since == bound - timedelta(days=30)
@@ -140,8 +140,8 @@ def test_a_window_that_finds_too_little_is_widened_once(tmp_path: Path) -> None:
     threads: the plan widens once to all time and finds the older six."""
     archive = _archive(tmp_path)
     source = ArchiveSource(archive)
-    deps = SidecarDeps(
-        source=source, engine=LocalEngine(embedder=HashingEmbedder()), config=SidecarConfig(),
+    deps = RedditDeps(
+        source=source, engine=LocalEngine(embedder=HashingEmbedder()), config=RedditConfig(),
         candidates=subreddit_profiles(archive), search=SearchOptions(page_size=25),
     )  # fmt: skip
     try:

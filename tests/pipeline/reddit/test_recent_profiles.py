@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.recent import newest_of, recent_profile, word_shares
 from crowdsift.pipeline.reddit.strategies import (
@@ -64,18 +64,18 @@ def test_a_source_listing_by_date_gets_a_broad_and_a_narrow_search() -> None:
     """Newest-first sources can't rank: the uncommon words ORed, and the two rarest ANDed,
     which match few threads and so reach back in time."""
     shares = {"model": 0.6, "english": 0.3, "tiny": 0.02, "spelling": 0.0, "fixes": 0.05}
-    queries = dated_queries(_analysis(), SidecarConfig(), shares=shares)
+    queries = dated_queries(_analysis(), RedditConfig(), shares=shares)
     # "English" is a name (capitalised mid-sentence): kept, however common
     assert [q.term for q in queries] == ["english OR tiny OR fixes OR spelling", "spelling tiny"]
     assert {q.strategy for q in queries} == {"targeted"}
     # without shares, every word and the question's own order (names first)
-    plain = dated_queries(_analysis(), SidecarConfig())
+    plain = dated_queries(_analysis(), RedditConfig())
     assert [q.term for q in plain] == [
         "english OR tiny OR model OR fixes OR spelling",
         "english tiny",
     ]
     # one usable word: nothing narrower to ask
-    assert [q.term for q in dated_queries(_analysis("Spelling?"), SidecarConfig())] == ["spelling"]
+    assert [q.term for q in dated_queries(_analysis("Spelling?"), RedditConfig())] == ["spelling"]
 
 
 def test_a_name_is_never_left_out_however_common_and_two_words_always_stay() -> None:
@@ -83,16 +83,16 @@ def test_a_name_is_never_left_out_however_common_and_two_words_always_stay() -> 
     question = "Is the Plaud Note worth it compared to a phone app?"
     assert search_names(question) == ["plaud", "note"]
     shares = {"plaud": 0.9, "note": 0.8, "worth": 0.5, "compared": 0.3, "phone": 0.4, "app": 0.1}
-    [broad, _] = dated_queries(_analysis(question), SidecarConfig(), shares=shares)
+    [broad, _] = dated_queries(_analysis(question), RedditConfig(), shares=shares)
     assert broad.term == "plaud OR note OR app"
     everyday = {word: 0.9 for word in search_words(QUESTION)}
-    [all_words, _] = dated_queries(_analysis(), SidecarConfig(), shares=everyday)
+    [all_words, _] = dated_queries(_analysis(), RedditConfig(), shares=everyday)
     assert all_words.term == " OR ".join(search_words(QUESTION))  # not down to nothing
 
 
 def test_the_plan_for_a_source_listing_by_date_has_no_search_it_cannot_honour() -> None:
-    plan = build_plan(_analysis(), SidecarConfig(), page_size=100, by_date=True, now=NOW)
+    plan = build_plan(_analysis(), RedditConfig(), page_size=100, by_date=True, now=NOW)
     assert {q.sort for q in plan.queries} == {"relevance"}  # no "top": it lists by date only
     assert len(plan.queries) == 2
-    ranked = build_plan(_analysis(), SidecarConfig(), page_size=100, now=NOW)
+    ranked = build_plan(_analysis(), RedditConfig(), page_size=100, now=NOW)
     assert {q.strategy for q in ranked.queries} == {"targeted", "ai_intent", "sniper", "timeless"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.models import Candidate
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
@@ -22,7 +22,7 @@ from crowdsift.pipeline.reddit.rerank import (
 )
 from crowdsift.testing.factories import make_post
 
-CONFIG = SidecarConfig(rerank_top=40, relevance_weight=0.8)
+CONFIG = RedditConfig(rerank_top=40, relevance_weight=0.8)
 QUESTION = "How do I set up Home Assistant on a Raspberry Pi?"
 
 
@@ -45,7 +45,7 @@ def _candidate(
 def _rerank(
     candidates: list[Candidate],
     scores: Mapping[str, float | None],
-    config: SidecarConfig = CONFIG,
+    config: RedditConfig = CONFIG,
 ) -> Ranking:
     return rerank(candidates, scores, config=config)
 
@@ -121,7 +121,7 @@ def test_the_local_gates_scores_put_the_viral_post_below() -> None:
 def test_only_the_top_n_are_kept() -> None:
     candidates = [_candidate(f"p{i}") for i in range(6)]
     scores = {f"p{i}": i / 10 for i in range(6)}
-    ranking = _rerank(candidates, scores, SidecarConfig(rerank_top=3))
+    ranking = _rerank(candidates, scores, RedditConfig(rerank_top=3))
     assert [p.post_id for p in ranking.ranked] == ["p5", "p4", "p3"]
 
 

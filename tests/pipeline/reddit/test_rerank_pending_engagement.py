@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.models import Candidate, FetchReport
 from crowdsift.core.source import ENGAGEMENT_PENDING
 from crowdsift.pipeline.fetch.filtering import FilterConfig
@@ -14,7 +14,7 @@ from crowdsift.pipeline.fetch.queries import SearchCall, SearchReply, screen_rep
 from crowdsift.pipeline.reddit.rerank import candidate_engagement, heuristic_order, rerank
 from crowdsift.testing.factories import make_post, raw_post
 
-CONFIG = SidecarConfig(rerank_top=40, relevance_weight=0.8)
+CONFIG = RedditConfig(rerank_top=40, relevance_weight=0.8)
 
 
 def _candidate(

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.strategies import (
     ai_intent,
     build_plan,
-    build_queries,
     or_term,
     plan_queries,
     quote_phrase,
@@ -19,7 +18,7 @@ from crowdsift.pipeline.reddit.strategies import (
     timeless,
 )
 
-CONFIG = SidecarConfig(max_ai_queries=2)
+CONFIG = RedditConfig(max_ai_queries=2)
 
 
 def _analysis(**overrides: Any) -> QueryAnalysis:
@@ -90,7 +89,7 @@ def test_ai_intent_one_query_each_capped() -> None:
         ("ai_intent", "relevance", "month")
     }
     assert ai_intent(_analysis(ai_queries=[]), CONFIG) == []
-    assert ai_intent(_analysis(), SidecarConfig(max_ai_queries=0)) == []
+    assert ai_intent(_analysis(), RedditConfig(max_ai_queries=0)) == []
 
 
 def test_sniper_adds_each_marker_to_the_core_phrase() -> None:
@@ -111,8 +110,8 @@ def test_timeless_is_top_of_all_time_even_for_fast_moving_topics() -> None:
     assert (query.sort, query.time_filter) == ("top", "all")
 
 
-def test_build_queries_in_strategy_order() -> None:
-    queries = build_queries(_analysis(), CONFIG)
+def test_plan_queries_in_strategy_order() -> None:
+    queries = plan_queries(_analysis(), CONFIG).queries
     assert [q.strategy for q in queries] == [
         "targeted",
         "ai_intent",
@@ -129,7 +128,7 @@ def test_the_plan_carries_every_query_with_the_page_size_and_the_lexical_terms()
     analysis = _analysis()
     plan = build_plan(analysis, CONFIG, page_size=30)
     assert plan.queries == [
-        q.model_copy(update={"limit": 30}) for q in build_queries(analysis, CONFIG)
+        q.model_copy(update={"limit": 30}) for q in plan_queries(analysis, CONFIG).queries
     ]
     # the lexical screen scores the keywords, the queries and the targeted search's words
     words = search_words(analysis.english_question)
@@ -157,7 +156,6 @@ def test_exact_duplicates_run_once_and_keep_who_asked() -> None:
     ]
     # the AI query "proxmox" folded into targeted; the sniper's "proxmox guide" into ai_intent
     assert plan.also_by == {0: ["ai_intent"], 1: ["sniper"]}
-    assert build_queries(analysis, CONFIG) == plan.queries
 
 
 def test_a_source_that_ranks_by_meaning_gets_the_question_searched_that_way() -> None:

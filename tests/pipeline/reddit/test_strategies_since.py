@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.since import WINDOW_SECONDS
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.strategies import build_plan
 
-CONFIG = SidecarConfig(max_ai_queries=2)
+CONFIG = RedditConfig(max_ai_queries=2)
 NOW = datetime(2026, 11, 25, 19, 30, tzinfo=UTC)
 ANALYSIS = QueryAnalysis(
     question="How do I set up Home Assistant on a Raspberry Pi?",

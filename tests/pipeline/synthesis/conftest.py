@@ -1,4 +1,4 @@
-"""Builders for summarizer tests: Posts, Comments and FetchResults stating only what matters."""
+"""Builders for synthesis tests: Posts, Comments and FetchResults stating only what matters."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from crowdsift.core.models import Comment, FetchResult, Post
 from crowdsift.pipeline.synthesis.config import SelectorConfig
 from crowdsift.pipeline.synthesis.models import SummarizeRequest
-from crowdsift.pipeline.synthesis.selector import select_evidence
+from tests.support.answers import select_evidence
 
 NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
 PLAN_ID = UUID("12345678-1234-5678-1234-567812345678")

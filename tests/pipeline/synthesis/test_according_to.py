@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.grounding import ground
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
 
@@ -17,7 +17,7 @@ def test_a_sentence_left_pointing_at_nothing_is_dropped(
         ),
         highlights=["As [comment:zz8fake] says, it is the best.", "Thirty hours [post:bat1]"],
     )
-    grounded = ground(draft, recorder_request, SummarizerConfig(), engine="scripted")
+    grounded = ground(draft, recorder_request, SynthesisConfig(), engine="scripted")
     shown = [grounded.content.summary, *grounded.content.highlights]
     assert not any("()" in text or "According to" in text for text in shown), shown
     assert "thirty hours" in grounded.content.summary

@@ -1,5 +1,5 @@
 """The one synthesis over drilled threads: the staff-engineer part of the prompt, prompt
-injection, the extractive local strategy on hand-built threads, and the sidecar's
+injection, the extractive local strategy on hand-built threads, and the Reddit branch's
 ``synthesize`` wrapper's outcomes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineTransportError
 from crowdsift.engines.base import FENCE_NOTE, Engine, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
@@ -23,12 +23,12 @@ from crowdsift.pipeline.synthesis.answer import (
     synthesize_answer,
 )
 from crowdsift.pipeline.synthesis.candidates import Item
-from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import items_of
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
     DraftClaim,
-    SidecarSynthesis,
+    RedditSynthesis,
     SummarizeRequest,
 )
 from crowdsift.pipeline.synthesis.sections import hidden_gems, pivot_alerts
@@ -137,14 +137,14 @@ RECORDERS = _sy_thread(
     ],
     sub="gadgets",
 )  # fmt: skip
-CONFIG = SidecarConfig(max_gems=5, max_dissent=3)
+CONFIG = RedditConfig(max_gems=5, max_dissent=3)
 
 
 def _sy_run(
     threads: list[DrilledThread],
     engine: Engine,
     analysis: QueryAnalysis | None = None,
-    config: SidecarConfig = CONFIG,
+    config: RedditConfig = CONFIG,
     budget: int = 1800,
 ) -> Answer:
     analysis = analysis or _sy_analysis()
@@ -154,13 +154,13 @@ def _sy_run(
             threads,
             analysis=analysis,
             engine=engine,
-            summarizer_config=SummarizerConfig(summary_char_budget=budget),
-            sidecar_config=config,
+            synthesis_config=SynthesisConfig(summary_char_budget=budget),
+            reddit_config=config,
         )
     )
 
 
-def _local(threads: list[DrilledThread], analysis: QueryAnalysis | None = None) -> SidecarSynthesis:
+def _local(threads: list[DrilledThread], analysis: QueryAnalysis | None = None) -> RedditSynthesis:
     outcome = _sy_run(threads, LocalEngine(embedder=HashingEmbedder()), analysis)
     assert outcome.synthesis is not None, outcome.errors
     assert outcome.summary.engine == "local"
@@ -184,8 +184,8 @@ def _task(
     **limits: Any,
 ) -> AnswerTask:
     analysis = analysis or _sy_analysis()
-    context = prompt_context(analysis, SidecarConfig(max_gems=max_gems))
-    return AnswerTask(_request(threads, analysis.question, **limits), SummarizerConfig(), context)
+    context = prompt_context(analysis, RedditConfig(max_gems=max_gems))
+    return AnswerTask(_request(threads, analysis.question, **limits), SynthesisConfig(), context)
 
 
 # --- the prompt ------------------------------------------------------------------------------
@@ -385,7 +385,7 @@ def test_local_without_compared_options_has_no_table() -> None:
 
 
 def test_local_respects_caps_and_budget() -> None:
-    config = SidecarConfig(max_gems=0, max_dissent=0)
+    config = RedditConfig(max_gems=0, max_dissent=0)
     outcome = _sy_run([ORCHESTRATION], LocalEngine(HashingEmbedder()), config=config, budget=200)
     assert outcome.synthesis is not None
     assert outcome.synthesis.hidden_gems == [] and outcome.synthesis.minority_report == []
@@ -434,7 +434,7 @@ def test_engine_draft_is_checked_with_the_config_caps() -> None:
         ],
     )
     engine = ScriptedEngine([draft], tokens_per_call=(900, 120))
-    outcome = _sy_run([ORCHESTRATION], engine, config=SidecarConfig(max_gems=1))
+    outcome = _sy_run([ORCHESTRATION], engine, config=RedditConfig(max_gems=1))
     assert outcome.synthesis is not None
     assert outcome.synthesis.summary == "Most moved to Dagster [comment:c1aa]."
     assert outcome.synthesis.summary == outcome.summary.summary  # one answer, one text

@@ -9,25 +9,25 @@ from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.sentences import split_sentences
 from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.claims import is_risk
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import (
     candidates_of,
-    is_caution,
     items_of,
     local_answer,
 )
 from crowdsift.pipeline.synthesis.models import SummarizeRequest, SummarizeResult
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 from tests.support.answers import summarize_fetch
 
 _CITED_PIECE = re.compile(r"(.+?) \[((?:post|comment):[A-Za-z0-9_-]+)\]")
 
 
 def run_local(
-    fetched: FetchResult, config: SummarizerConfig | None = None, engine: LocalEngine | None = None
+    fetched: FetchResult, config: SynthesisConfig | None = None, engine: LocalEngine | None = None
 ) -> SummarizeResult:
     engine = engine or LocalEngine(embedder=HashingEmbedder())
-    return summarize_fetch(fetched, engine=engine, summarizer_config=config)
+    return summarize_fetch(fetched, engine=engine, synthesis_config=config)
 
 
 def evidence_texts(request: SummarizeRequest, fetched: FetchResult) -> dict[str, str]:
@@ -86,7 +86,7 @@ def test_every_sentence_is_extracted_from_the_post_it_cites(
 
 
 def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
-    config = SummarizerConfig(summary_char_budget=180, max_highlights=2, max_cautions=1)
+    config = SynthesisConfig(summary_char_budget=180, max_highlights=2, max_cautions=1)
     result = run_local(recorder_fetch, config)
     assert 0 < len(result.summary) <= 180
     assert len(result.highlights) <= 2
@@ -97,20 +97,32 @@ def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
 def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
     recorder_fetch: FetchResult,
 ) -> None:
-    result = run_local(recorder_fetch, SummarizerConfig(summary_char_budget=40))
+    result = run_local(recorder_fetch, SynthesisConfig(summary_char_budget=40))
     assert len(result.summary) <= 40
     [(sentence, _post_id)] = cited_pieces(result.summary)
     assert sentence.endswith("…")
 
 
+RISKS = {
+    "The app requires a subscription for more than 300 minutes of transcription.",
+    "The transcription quality of the Plaud app is good but the subscription price is hard to "
+    "justify.",
+    "I returned the device after three weeks and got a full refund.",
+    "Privacy is my concern, recordings are uploaded to their cloud servers.",
+    "Speaker labels get mixed up when people talk over each other.",
+}
+"""The recorder threads' risks, failures and limits, as this test reads them."""
+
+
 def test_cautions_carry_risk_cues_and_highlights_avoid_repeating_the_summary(
     recorder_fetch: FetchResult,
 ) -> None:
-    config = SummarizerConfig(summary_char_budget=200, max_highlights=2)
+    config = SynthesisConfig(summary_char_budget=200, max_highlights=2)
     result = run_local(recorder_fetch, config)
-    assert result.cautions
-    for caution in result.cautions:
-        assert is_caution(caution)
+    cautions = [sentence for caution in result.cautions for sentence, _ in cited_pieces(caution)]
+    assert cautions and set(cautions) <= RISKS, cautions
+    highlighted = {s for h in result.highlights for s, _ in cited_pieces(h)}
+    assert not highlighted & RISKS  # a risk is a caution, never a highlight
     summary_sentences = {s for s, _ in cited_pieces(result.summary)}
     highlight_sentences = [s for h in result.highlights for s, _ in cited_pieces(h)]
     assert highlight_sentences
@@ -130,7 +142,7 @@ def test_every_summary_sentence_is_embedded_once_in_one_batch(
             return super().embed(texts)
 
     embedder = Counting()
-    local_answer(recorder_request, SummarizerConfig(), embedder, limits=Limits())
+    local_answer(recorder_request, SynthesisConfig(), embedder, scope=AnswerScope())
     # every sentence once, in one batch with the question and each thread's title and opening
     # (which threads are about the question); besides it the hidden gems' relevance batch
     # (comments holding specifics) and the lead's (the question, threads and their replies)
@@ -145,7 +157,7 @@ def test_evidence_of_only_questions_gives_an_uncited_partial_result(
     posts = [
         make_post("q1", title="Is it any good?", body="Does anyone here actually use one daily?")
     ]
-    result = run_local(make_fetch(posts), SummarizerConfig(min_evidence_posts=0))
+    result = run_local(make_fetch(posts), SynthesisConfig(min_evidence_posts=0))
     assert result.sources == []
     assert result.status == "partial" and "cites none" in (result.reason or "")
 
@@ -165,7 +177,7 @@ def test_candidates_drop_short_fragments_questions_links_and_repeats(
     make_post: Callable[..., Post], make_fetch: Callable[..., FetchResult]
 ) -> None:
     from crowdsift.pipeline.synthesis.config import SelectorConfig
-    from crowdsift.pipeline.synthesis.selector import select_evidence
+    from tests.support.answers import select_evidence
 
     post = make_post(
         "a1",
@@ -183,10 +195,11 @@ def test_candidates_drop_short_fragments_questions_links_and_repeats(
 
 
 def test_caution_cues_ignore_negations() -> None:
-    assert is_caution("The app needs a subscription after 300 minutes.")
-    assert is_caution("Mine broke after two weeks and I returned it.")
-    assert not is_caution("It has never died during a meeting.")
-    assert not is_caution("The battery lasts thirty hours on one charge.")
+    """What makes a claim a caution (``claims.is_risk``, which the candidates' ``risk`` reads)."""
+    assert is_risk("The app needs a subscription after 300 minutes.")
+    assert is_risk("Mine broke after two weeks and I returned it.")
+    assert not is_risk("It has never died during a meeting.")
+    assert not is_risk("The battery lasts thirty hours on one charge.")
 
 
 def test_with_the_real_model_a_battery_question_leads_with_the_battery_sentence(

@@ -6,7 +6,7 @@ from typing import Any
 
 from crowdsift.core.sentences import truncate_at_sentence
 from crowdsift.core.text import url_key
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.grounding import ground as ground_answer
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
@@ -15,13 +15,13 @@ from crowdsift.pipeline.synthesis.models import (
     SummarizeResult,
 )
 
-CONFIG = SummarizerConfig()
+CONFIG = SynthesisConfig()
 BAT1 = "https://www.reddit.com/r/gadgets/comments/bat1/some_title/"
 APP2 = "https://www.reddit.com/r/gadgets/comments/app2/some_title/"
 
 
 def ground(
-    draft: AnswerDraft, request: SummarizeRequest, config: SummarizerConfig, **kwargs: Any
+    draft: AnswerDraft, request: SummarizeRequest, config: SynthesisConfig, **kwargs: Any
 ) -> tuple[SummarizeResult, list[str]]:
     """The checked summary and the problems (the sections are tested in tests/pipeline/reddit)."""
     grounded = ground_answer(draft, request, config, **kwargs)
@@ -173,7 +173,7 @@ def test_summary_over_budget_is_cut_at_a_sentence_boundary(
     recorder_request: SummarizeRequest,
 ) -> None:
     long_summary = " ".join(f"Sentence number {n} says something. [post:bat1]" for n in range(10))
-    config = SummarizerConfig(summary_char_budget=120)
+    config = SynthesisConfig(summary_char_budget=120)
     result, problems = ground(draft(summary=long_summary), recorder_request, config)
     assert len(result.summary) <= 120
     assert result.summary.endswith("says something. [post:bat1]")
@@ -182,7 +182,7 @@ def test_summary_over_budget_is_cut_at_a_sentence_boundary(
 
 
 def test_highlights_and_cautions_are_capped(recorder_request: SummarizeRequest) -> None:
-    config = SummarizerConfig(max_highlights=2, max_cautions=1)
+    config = SynthesisConfig(max_highlights=2, max_cautions=1)
     result, problems = ground(
         draft(
             highlights=[f"Point {n}. [post:bat1]" for n in range(4)],

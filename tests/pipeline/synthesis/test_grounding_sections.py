@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crowdsift.pipeline.reddit.models import DrilledThread, RankedPost, ThreadComment
-from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceIndex
 from crowdsift.pipeline.synthesis.grounding import ground
 from crowdsift.pipeline.synthesis.models import (
@@ -18,7 +18,7 @@ from crowdsift.pipeline.synthesis.models import (
     DraftClaim,
     DraftPivot,
     DraftRow,
-    SidecarSynthesis,
+    RedditSynthesis,
 )
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.testing.factories import make_post
@@ -76,16 +76,16 @@ P2 = THREADS[1].post.url
 
 def _run(
     draft: AnswerDraft, *, gems: int = 5, dissent: int = 3, budget: int = 1800
-) -> SidecarSynthesis:
-    config = SummarizerConfig(summary_char_budget=budget)
+) -> RedditSynthesis:
+    config = SynthesisConfig(summary_char_budget=budget)
     return ground(draft, REQUEST, config, max_gems=gems, max_dissent=dissent).synthesis
 
 
-def _run_over(threads: list[DrilledThread], draft: AnswerDraft, *, budget: int) -> SidecarSynthesis:
+def _run_over(threads: list[DrilledThread], draft: AnswerDraft, *, budget: int) -> RedditSynthesis:
     request = select_threads(
         "q", threads, SelectorConfig.for_drilled_threads(), prompt_version="v1"
     )
-    config = SummarizerConfig(summary_char_budget=budget)
+    config = SynthesisConfig(summary_char_budget=budget)
     return ground(draft, request, config, max_gems=1, max_dissent=1).synthesis
 
 

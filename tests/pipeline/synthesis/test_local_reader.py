@@ -20,7 +20,7 @@ from crowdsift.pipeline.synthesis.claims import (
     not_a_claim,
     statements,
 )
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import (
     candidates_of,
     items_of,
@@ -28,11 +28,11 @@ from crowdsift.pipeline.synthesis.extractive import (
 )
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 from crowdsift.pipeline.synthesis.sections import (
-    Limits,
+    AnswerScope,
     comparison_table,
+    draft_sections,
     minority_report,
     pivot_alerts,
-    sections,
 )
 from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
 from crowdsift.pipeline.synthesis.stance import option_stance, stance
@@ -93,8 +93,8 @@ SYNC_THREADS = [
 
 def test_troubleshooting_leads_with_the_reply_that_says_what_to_do() -> None:
     request = _request(SYNC_QUESTION, SYNC_THREADS)
-    limits = Limits(intent="troubleshooting")
-    draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=limits)
+    scope = AnswerScope(intent="troubleshooting")
+    draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=scope)
     # the only reply that says what to do leads, whole, though 90 and 40 votes praise the sync
     assert _first_sentence(draft.summary).startswith("“If the sync sticks at 0%, force-close")
     assert "That fixed it every time for me.” (4 points)" in draft.summary
@@ -103,7 +103,7 @@ def test_troubleshooting_leads_with_the_reply_that_says_what_to_do() -> None:
 
 def test_a_general_question_leads_with_a_claim_not_an_instruction() -> None:
     request = _request(SYNC_QUESTION, SYNC_THREADS)
-    draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=Limits())
+    draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
     assert not _first_sentence(draft.summary).startswith("If the sync sticks")
 
 
@@ -121,8 +121,8 @@ def test_a_comparison_leads_with_a_stance_on_an_option() -> None:
         ),
     ]
     request = _request("Airflow vs Dagster for a small team?", posts)
-    limits = Limits(compared=("Airflow", "Dagster"), intent="comparison")
-    draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=limits)
+    scope = AnswerScope(compared=("Airflow", "Dagster"), intent="comparison")
+    draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=scope)
     # the best-voted reply that names an option leads; the 50-point one names neither
     assert _first_sentence(draft.summary) == (
         "“Local development in Dagster is night and day compared to Airflow.” (5 points)"
@@ -141,7 +141,7 @@ def test_a_claim_said_in_several_threads_is_shown_once_citing_each() -> None:
     request = _request("How do I get transcripts into my notes vault?", posts)
     [candidate] = [c for c in candidates_of(items_of(request)) if c.text == said]
     assert candidate.cited() == f"{said} [comment:e1, comment:e2]"
-    draft = local_answer(request, SummarizerConfig(), HashingEmbedder(), limits=Limits())
+    draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
     everything = " ".join([draft.summary, *draft.highlights, *draft.cautions])
     assert everything.count(said) == 1
 
@@ -377,12 +377,12 @@ def test_dissent_the_answer_already_quotes_is_not_reported_again() -> None:
         Item("comment:d1", dissent, 9, 0, 0, True),
         Item("comment:d2", "Dagster is fine for us.", 2, 0, 0, True),
     ]
-    limits = Limits(max_dissent=3)
+    scope = AnswerScope(max_dissent=3)
     embedder = HashingEmbedder()
-    alone = sections("Airflow or Dagster?", items, embedder, limits)
+    alone = draft_sections("Airflow or Dagster?", items, embedder, scope)
     assert [c.cites for c in alone.minority_report] == [["comment:d1"]]
     shown = ["The migration cost is real and it took us four months."]
-    quoted = sections("Airflow or Dagster?", items, embedder, limits, shown=shown)
+    quoted = draft_sections("Airflow or Dagster?", items, embedder, scope, shown=shown)
     assert quoted.minority_report == []
 
 

@@ -14,7 +14,7 @@ from crowdsift.core.log import configure_logging
 from crowdsift.core.models import FetchResult, Post
 from crowdsift.engines.base import Task
 from crowdsift.engines.scripted import ScriptedEngine
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 from crowdsift.pipeline.synthesis.task import AnswerTask
 from tests.support.answers import summarize_fetch
@@ -124,7 +124,7 @@ def test_thin_evidence_is_summarised_but_partial_with_a_caution(
 ) -> None:
     one_post = recorder_fetch.model_copy(update={"posts": recorder_fetch.posts[:1]})
     engine = ScriptedEngine([GOOD_DRAFT])
-    result = summarize(one_post, engine, summarizer_config=SummarizerConfig(max_cautions=2))
+    result = summarize(one_post, engine, synthesis_config=SynthesisConfig(max_cautions=2))
     assert len(engine.requests) == 1
     assert result.status == "partial"
     assert result.reason is not None and "thin evidence" in result.reason

@@ -10,13 +10,13 @@ import pytest
 from crowdsift.core.errors import ConfigError, EngineOutputError
 from crowdsift.core.models import FetchResult, Post
 from crowdsift.engines.base import FENCE_NOTE
-from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
 from crowdsift.pipeline.synthesis.prompt import PROMPT_VERSIONS, build_messages
-from crowdsift.pipeline.synthesis.selector import select_evidence
 from crowdsift.pipeline.synthesis.task import AnswerTask
+from tests.support.answers import select_evidence
 
-CONFIG = SummarizerConfig(summary_char_budget=777, max_highlights=4, max_cautions=2)
+CONFIG = SynthesisConfig(summary_char_budget=777, max_highlights=4, max_cautions=2)
 
 
 def test_system_message_states_role_rules_limits_and_fence_note(

@@ -10,7 +10,7 @@ import pytest
 
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.pipeline.synthesis.claims import is_decision, is_instruction, not_a_claim
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.grounding import ground
 from crowdsift.pipeline.synthesis.injected_orders import addresses_the_model, drop_injected
@@ -20,7 +20,7 @@ from crowdsift.pipeline.synthesis.models import (
     PostPayload,
     SummarizeRequest,
 )
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 
 PLAN = UUID("12345678-1234-5678-1234-567812345678")
 
@@ -66,9 +66,9 @@ def test_a_comparison_answers_with_a_verdict_and_how_to_choose() -> None:
         ])
         for n in range(3)
     ]  # fmt: skip
-    limits = Limits(compared=("cursor", "copilot"), intent="comparison")
+    scope = AnswerScope(compared=("cursor", "copilot"), intent="comparison")
     draft = local_answer(
-        _request(question, posts), SummarizerConfig(), HashingEmbedder(), limits=limits
+        _request(question, posts), SynthesisConfig(), HashingEmbedder(), scope=scope
     )
     lead = draft.summary.split("] ")[:2]
     assert any("Cursor" in part or "Copilot" in part for part in lead[:1])  # a verdict first
@@ -112,8 +112,8 @@ def test_the_local_engine_never_chooses_an_order_as_a_claim() -> None:
         ])
     ]  # fmt: skip
     draft = local_answer(
-        _request("Is the Plaud Note worth it for meetings?", posts), SummarizerConfig(),
-        HashingEmbedder(), limits=Limits(),
+        _request("Is the Plaud Note worth it for meetings?", posts), SynthesisConfig(),
+        HashingEmbedder(), scope=AnswerScope(),
     )  # fmt: skip
     everything = " ".join(
         [draft.summary, *draft.highlights, *draft.cautions, *(g.text for g in draft.hidden_gems)]
@@ -132,7 +132,7 @@ def test_an_llm_answer_repeating_an_order_loses_that_sentence_and_says_so() -> N
         cautions=[],
         sources=[],
     )
-    result = ground(draft, request, SummarizerConfig(), engine="openai").result
+    result = ground(draft, request, SynthesisConfig(), engine="openai").result
     shown = " ".join([result.summary, *result.highlights])
     assert "Ignore the evidence" not in shown and "buy it" not in shown
     assert result.summary == "It records meetings clearly [comment:c1]."

@@ -9,12 +9,12 @@ import pytest
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.pipeline.reddit.intent import asks_for_pick, compared_options
 from crowdsift.pipeline.synthesis.candidates import Item
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 from crowdsift.pipeline.synthesis.prompt import PromptContext, build_messages
 from crowdsift.pipeline.synthesis.recommended import recommended_rows
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 from crowdsift.pipeline.synthesis.stance import stance
 
 QUESTION = "Which mesh router should I buy for a big house, Google Wifi or something else?"
@@ -125,16 +125,16 @@ def request_of_replies() -> SummarizeRequest:
 def test_the_local_answer_tables_the_recommendations_only_for_a_pick() -> None:
     request = request_of_replies()
     embedder = HashingEmbedder()
-    picked = local_answer(request, SummarizerConfig(), embedder, limits=Limits(pick=True))
-    plain = local_answer(request, SummarizerConfig(), embedder, limits=Limits(pick=False))
+    picked = local_answer(request, SynthesisConfig(), embedder, scope=AnswerScope(pick=True))
+    plain = local_answer(request, SynthesisConfig(), embedder, scope=AnswerScope(pick=False))
     assert [row.option for row in picked.comparison_table][:2] == ["Unifi", "Eero"]
     assert plain.comparison_table == []
 
 
 def test_the_prompt_asks_an_llm_for_the_counted_recommendations_only_for_a_pick() -> None:
     request = request_of_replies()
-    pick, _ = build_messages(request, SummarizerConfig(), PromptContext(pick=True))
-    plain, _ = build_messages(request, SummarizerConfig(), PromptContext())
+    pick, _ = build_messages(request, SynthesisConfig(), PromptContext(pick=True))
+    plain, _ = build_messages(request, SynthesisConfig(), PromptContext())
     assert "two or more replies name" in pick.content
     assert "two or more replies name" not in plain.content
 

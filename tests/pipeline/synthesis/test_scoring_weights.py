@@ -10,8 +10,8 @@ from crowdsift.core.config import ScoringConfig, load_settings
 from crowdsift.core.errors import ConfigError
 from crowdsift.pipeline.synthesis.candidates import Candidate, Item
 from crowdsift.pipeline.synthesis.claim_scores import claim_scores, reader_bonus
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 
 QUESTION = "How do I keep the model loaded between requests?"
 CANDIDATES = [
@@ -24,7 +24,7 @@ SIMILARITY = np.eye(2, dtype=np.float32)
 
 def ranked(weights: ScoringConfig) -> list[str]:
     scores = claim_scores(QUESTION, CANDIDATES, RELEVANCE, SIMILARITY, weights)
-    scores = scores + reader_bonus(QUESTION, CANDIDATES, SIMILARITY, Limits(), weights)
+    scores = scores + reader_bonus(QUESTION, CANDIDATES, SIMILARITY, AnswerScope(), weights)
     return [CANDIDATES[i].item.marker for i in np.argsort(-scores)]
 
 
@@ -38,7 +38,7 @@ def test_the_weights_come_from_the_environment_to_the_local_engine(
 ) -> None:
     monkeypatch.setenv("CROWDSIFT_SCORE_VOTES", "0.5")
     monkeypatch.setenv("CROWDSIFT_SCORE_MAX_AGREE", "1")
-    scoring = SummarizerConfig.from_settings(load_settings()).scoring
+    scoring = SynthesisConfig.from_settings(load_settings()).scoring
     assert (scoring.votes, scoring.max_agree, scoring.relevance) == (0.5, 1, 0.55)
 
 

@@ -1,4 +1,5 @@
-"""select_evidence: which posts and comments an engine sees, and how much of each."""
+"""The selector (``select_threads``, over a FetchResult through ``tests.support.answers``): which
+posts and comments an engine sees, and how much of each."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.sentences import truncate_words
 from crowdsift.pipeline.synthesis.config import SelectorConfig
-from crowdsift.pipeline.synthesis.selector import select_evidence
+from tests.support.answers import select_evidence
 
 MakePost = Callable[..., Post]
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from crowdsift.pipeline.synthesis.candidates import Item
+from crowdsift.pipeline.synthesis.sections import minority_report
 from crowdsift.pipeline.synthesis.specifics import (
     dissent_marker,
     find_pivots,
     find_specifics,
-    gives_reason,
     normalise_option,
     option_pattern,
     specificity,
@@ -80,10 +81,20 @@ def test_agreement_has_no_dissent_marker() -> None:
     assert dissent_marker("Totally agree, this is the right call and it works well.") is None
 
 
-def test_dissent_must_give_a_reason() -> None:
-    assert not gives_reason("I disagree.")
-    assert gives_reason("I disagree: --max-batch 64 was slower.")  # a specific
-    assert gives_reason("I disagree. " + "The sync app lost two of my recordings last week. " * 2)
+def test_dissent_must_give_a_reason_to_be_reported() -> None:
+    """Through the minority report: a marker alone is a grunt; a specific or a claim after the
+    marker is an argument, and it is what the report quotes."""
+    grunt = "I disagree."
+    specific = "I disagree: --max-batch 64 was slower."
+    claim = "I disagree. The sync app lost two of my recordings last week."
+    items = [
+        Item(f"comment:d{n}", text, 10, 0, 0, True)
+        for n, text in enumerate((grunt, specific, claim))
+    ]
+    report = minority_report(items, 5)
+    assert [c.cites for c in report] == [["comment:d1"], ["comment:d2"]]
+    assert "--max-batch 64" in report[0].text and "argued with specifics" in report[0].text
+    assert report[1].text == "The sync app lost two of my recordings last week."
 
 
 # --- pivots ----------------------------------------------------------------------------------

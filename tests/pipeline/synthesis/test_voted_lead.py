@@ -5,11 +5,11 @@ from __future__ import annotations
 from uuid import uuid4
 
 from crowdsift.engines.embedding import HashingEmbedder
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.display import opening_sentences
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 from crowdsift.pipeline.synthesis.voted import (
     QUOTE_CHARS,
     Quote,
@@ -118,9 +118,9 @@ def test_a_short_reply_is_whole_and_a_long_one_its_opening_sentences() -> None:
 
 
 def test_the_local_answer_leads_with_the_quotes_and_cites_their_thread_first() -> None:
-    limits = Limits(intent="general")
+    scope = AnswerScope(intent="general")
     req = request("Which quiet drives for a home NAS?", [NAS])
-    draft = local_answer(req, SummarizerConfig(), HashingEmbedder(), limits=limits)
+    draft = local_answer(req, SynthesisConfig(), HashingEmbedder(), scope=scope)
     assert draft.summary.startswith("“Get WD Red Plus")
     assert draft.sources[0].post_id == "nas1"
     assert not any("comment:top" in item for item in [*draft.highlights, *draft.cautions])
@@ -163,7 +163,7 @@ def test_the_askers_situation_is_context_never_a_claim() -> None:
         [reply("r1", "WD Red Plus drives are quiet; I run four in a bedroom NAS.", 30)],
     )
     req = request("Which quiet drives for a home NAS?", [asking])
-    draft = local_answer(req, SummarizerConfig(), HashingEmbedder(), limits=Limits())
+    draft = local_answer(req, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
     said = " ".join([draft.summary, *draft.highlights, *draft.cautions])
     assert "woke everyone up" not in said and "sits in the bedroom" not in said
     assert "WD Red Plus" in draft.summary
@@ -190,7 +190,7 @@ def test_every_part_of_the_answer_comes_from_the_threads_about_the_question() ->
     answer nothing: not its lead, highlights or cautions, however voted up its replies are."""
     answer = local_answer(
         request("Which quiet drives for a home NAS?", [NAS, CAMERAS]),
-        SummarizerConfig(), HashingEmbedder(), limits=Limits(),
+        SynthesisConfig(), HashingEmbedder(), scope=AnswerScope(),
     )  # fmt: skip
     said = " ".join([answer.summary, *answer.highlights, *answer.cautions])
     assert "comment:top" in said  # the NAS thread answers

@@ -43,11 +43,11 @@ REDDIT_ID, REDDIT_SECRET = "worker-test-client", "worker-test-secret-81"
 STALE_AFTER = 2.0
 # Real settings that make the demo research lighter, so three worker runs fit the time budget.
 LIGHT_RESEARCH = {
-    "CROWDSIFT_SIDECAR_SUBREDDITS": "1",
-    "CROWDSIFT_SIDECAR_RERANK_TOP": "8",
-    "CROWDSIFT_SIDECAR_DRILL_TOP": "3",
-    "CROWDSIFT_SIDECAR_DRILL_COMMENTS": "20",
-    "CROWDSIFT_SIDECAR_AI_QUERIES": "0",
+    "CROWDSIFT_REDDIT_SUBREDDITS": "1",
+    "CROWDSIFT_REDDIT_RERANK_TOP": "8",
+    "CROWDSIFT_REDDIT_DRILL_TOP": "3",
+    "CROWDSIFT_REDDIT_DRILL_COMMENTS": "20",
+    "CROWDSIFT_REDDIT_AI_QUERIES": "0",
 }
 
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from crowdsift.cli.archive import app
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.models import SearchPlan
 from crowdsift.engines.embedding import HashingEmbedder, MiniLMEmbedder, Vectors
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
@@ -177,7 +177,7 @@ def _plan(kit: Any, *, by_meaning: bool) -> SearchPlan:
         ai_mode="none", temporal="evergreen", time_filter="all", keywords=["prompt"],
         ai_queries=[], subreddits=["homelab"],
     )  # fmt: skip
-    return build_plan(analysis, SidecarConfig(), page_size=25, now=kit.NOW, by_meaning=by_meaning)
+    return build_plan(analysis, RedditConfig(), page_size=25, now=kit.NOW, by_meaning=by_meaning)
 
 
 def test_the_fetcher_runs_the_search_by_meaning_and_keeps_what_it_finds(

@@ -1,6 +1,6 @@
 """crowdsift's settings tree: the root ``Settings`` and its typed sections, read once.
 
-``settings`` holds the root, ``sidecar``, ``experts`` and ``scoring`` the sections it loads
+``settings`` holds the root, ``reddit``, ``experts`` and ``scoring`` the sections it loads
 with it, and
 ``loading`` reads the tree once and words what is wrong with it. Import from here.
 """
@@ -13,17 +13,17 @@ from crowdsift.core.config.loading import (
     load_settings,
     settings_error_message,
 )
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.config.settings import SearchSort, Settings, SourceName, TimeFilter
-from crowdsift.core.config.sidecar import SidecarConfig
 
 __all__ = [
     "SECTIONS",
     "ExpertsConfig",
+    "RedditConfig",
     "ScoringConfig",
     "SearchSort",
     "Settings",
-    "SidecarConfig",
     "SourceName",
     "TimeFilter",
     "env_name",

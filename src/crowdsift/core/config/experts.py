@@ -24,7 +24,7 @@ class ExpertsConfig(DocumentedSettings):
         env_file=None, extra="forbid", populate_by_name=True, case_sensitive=False
     )
 
-    # --- Phase 1: map -------------------------------------------------------------------
+    # --- Map -------------------------------------------------------------------------
     map_chunk_size: int = Field(
         100,
         ge=1,
@@ -43,7 +43,7 @@ class ExpertsConfig(DocumentedSettings):
         3, ge=0, le=10, validation_alias=_env("CROWDSIFT_EXPERTS_MAP_RETRIES", "map_max_retries")
     )
 
-    # --- Phase 2: medium scoring --------------------------------------------------------
+    # --- Medium scoring --------------------------------------------------------------
     medium_max_posts: int = Field(
         50, ge=1, validation_alias=_env("CROWDSIFT_EXPERTS_MEDIUM_MAX_POSTS", "medium_max_posts")
     )
@@ -57,7 +57,7 @@ class ExpertsConfig(DocumentedSettings):
         5, ge=0, validation_alias=_env("MEDIUM_MAX_SELECTED_POSTS", "medium_max_selected")
     )
 
-    # --- Phase 4: reduce ------------------------------------------------------------------
+    # --- Reduce ------------------------------------------------------------------------
     reduce_max_posts: int = Field(
         50, ge=1, validation_alias=_env("CROWDSIFT_EXPERTS_REDUCE_MAX_POSTS", "reduce_max_posts")
     )
@@ -70,7 +70,7 @@ class ExpertsConfig(DocumentedSettings):
         90, ge=1, validation_alias=_env("CROWDSIFT_EXPERTS_RECENT_DAYS", "recent_days")
     )
 
-    # --- Phases 6-7: comments -----------------------------------------------------------
+    # --- Comment groups and synthesis--------------------------------------------------------
     max_comments_per_section: int = Field(
         20,
         ge=1,
@@ -82,7 +82,7 @@ class ExpertsConfig(DocumentedSettings):
 
     # --- Fields added by the phase modules go below, one block per module ------------------
 
-    # --- Phases 1-4 (map.py, medium.py, reduce.py) ----------------------------------------
+    # --- Map to reduce (map.py, medium.py, reduce.py) -------------------------------------
     map_post_chars: int = Field(
         1200,
         ge=50,
@@ -127,7 +127,7 @@ class ExpertsConfig(DocumentedSettings):
         validation_alias=_env("CROWDSIFT_EXPERTS_REDUCE_LOCAL_CHARS", "reduce_local_chars"),
     )
 
-    # --- Phases 6-7 and drift (comments.py, synthesis.py, drift.py) ------------------------
+    # --- Comments and drift (comments.py, synthesis.py, drift.py) ---------------------
     comment_min_words: int = Field(
         3,
         ge=0,

@@ -17,9 +17,9 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings
 
 from crowdsift.core.config.experts import ExpertsConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.config.settings import Settings
-from crowdsift.core.config.sidecar import SidecarConfig
 from crowdsift.core.errors import ConfigError
 from crowdsift.core.log import get_logger
 
@@ -76,7 +76,8 @@ def settings_error_message(exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
         loc = error.get("loc") or ("",)
-        if len(loc) > 1 and loc[0] in SECTIONS:  # a section given as a mapping
+        # a section given as a mapping, under its name or an older one
+        if len(loc) > 1 and (loc[0] in SECTIONS or loc[0] in OLDER_SECTION_NAMES):
             loc = loc[1:]
         name, field = fields.get(str(loc[0]).lower(), (str(loc[0]).upper() or "settings", None))
         value = error.get("input")
@@ -101,8 +102,11 @@ def _env_name(field_name: str, field: FieldInfo) -> str:
     return alias if isinstance(alias, str) else field_name.upper()
 
 
+OLDER_SECTION_NAMES = {"sidecar": "reddit"}
+"""Sections renamed since: the old name still sets the section (``Settings(sidecar=...)``)."""
+
 SECTIONS: dict[str, type[BaseSettings]] = {
-    "sidecar": SidecarConfig,
+    "reddit": RedditConfig,
     "experts": ExpertsConfig,
     "scoring": ScoringConfig,
 }

@@ -2,8 +2,9 @@
 
 ``Settings`` is the root; its flat fields are grouped by the comments below (sources, where
 things live, privacy, transport, search, LLM, feeds, gate and synthesis, YouTube/Amazon,
-service), and three larger groups are typed sections loaded with it: ``sidecar``
-(``SidecarConfig``, the Reddit branch), ``experts`` (``ExpertsConfig``, the Experts Panel) and
+service), and three larger groups are typed sections loaded with it: ``reddit``
+(``RedditConfig``, the Reddit branch; ``sidecar``, its older name, still sets it), ``experts``
+(``ExpertsConfig``, the Experts Panel) and
 ``scoring`` (``ScoringConfig``, the local engine's claim scorer).
 The tree is read once (``get_settings``) and passed down; a research run takes its sections
 from the ``Settings`` it is given, never from the environment again.
@@ -25,8 +26,8 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 
 from crowdsift.core.config.env_source import DocumentedSettings
 from crowdsift.core.config.experts import ExpertsConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.config.scoring import ScoringConfig
-from crowdsift.core.config.sidecar import SidecarConfig
 
 SourceName = Literal["reddit-api", "arctic-shift", "archive", "auto"]
 """``auto`` (the default) is the chain: reddit-api with credentials, else arctic-shift when it
@@ -250,7 +251,7 @@ class Settings(DocumentedSettings):
         description="minilm (all-MiniLM-L6-v2) or hashing (fast bag-of-words, for tests/bulk)",
     )
 
-    # --- Relevance gate and summarizer -------------------------------------------------------
+    # --- Relevance gate and synthesis --------------------------------------------------------
     gate_initial_limit: int = Field(
         5, ge=1, le=100, validation_alias=_env("CROWDSIFT_GATE_INITIAL_LIMIT")
     )
@@ -382,10 +383,10 @@ class Settings(DocumentedSettings):
     )
 
     # --- Sections (typed, loaded with the root) -------------------------------------------
-    sidecar: SidecarConfig = Field(
-        default_factory=SidecarConfig,
-        validation_alias=AliasChoices("sidecar"),
-        description="the Reddit branch of ask: CROWDSIFT_SIDECAR_* (formulate, rerank, drill)",
+    reddit: RedditConfig = Field(
+        default_factory=RedditConfig,
+        validation_alias=AliasChoices("reddit", "sidecar"),  # "sidecar": its older name
+        description="the Reddit branch of ask: CROWDSIFT_REDDIT_* (formulate, rerank, drill)",
     )
     experts: ExpertsConfig = Field(
         default_factory=ExpertsConfig,

@@ -10,7 +10,7 @@ from crowdsift.core.citations import citations_in, remove_markers
 from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.text import tokenize, url_key
 from crowdsift.pipeline.evaluation.cases import EvalCase
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 
 SUPPORT_SHARE = 0.6
@@ -38,7 +38,7 @@ def check(
     case: EvalCase,
     evidence: FetchResult,
     summary: SummarizeResult,
-    config: SummarizerConfig,
+    config: SynthesisConfig,
 ) -> EvalReport:
     """The grounding checks of one answer against the evidence it was given (pure)."""
     posts = {post.id: post for post in evidence.posts}

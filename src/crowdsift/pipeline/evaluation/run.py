@@ -31,7 +31,7 @@ from crowdsift.pipeline.evaluation.report import (
     summarise,
 )
 from crowdsift.pipeline.result import AskRun, ResearchResult
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.display import numbered_sources
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 from crowdsift.pipeline.wiring import ResearchOptions
@@ -45,7 +45,7 @@ Progress = Callable[[str], None]
 async def run_cases(
     cases: Sequence[EvalCase],
     ask_case: Callable[[EvalCase], Awaitable[AskRun]],
-    config: SummarizerConfig,
+    config: SynthesisConfig,
     *,
     render: Render,
     targets: EvalTargets | None = None,
@@ -165,7 +165,7 @@ def run_eval(
             return await run_cases(
                 cases,
                 ask_case,
-                SummarizerConfig.from_settings(settings),
+                SynthesisConfig.from_settings(settings),
                 render=render,
                 targets=targets,
                 previews=save,

@@ -12,11 +12,9 @@ from crowdsift.core.config import Settings
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import UnknownExpertError, UsageError
 from crowdsift.engines.factory import EngineChoice, build_engine
-from crowdsift.pipeline.experts.pipeline import run_panel
 from crowdsift.sources.experts.db import SqlExpertStore
 from crowdsift.sources.experts.demo import demo_manifest, ensure_demo_experts
 from crowdsift.sources.experts.importer import slugify
-from crowdsift.sources.experts.models import ExpertResponse
 
 
 def parse_expert_ids(value: str) -> list[str]:
@@ -36,35 +34,6 @@ def ensure_requested(store: SqlExpertStore, expert_ids: Sequence[str]) -> None:
     if missing:
         known = sorted({e.expert_id for e in store.experts()} | demo_ids)
         raise UnknownExpertError(missing, known)
-
-
-async def ask_experts(
-    settings: Settings,
-    question: str,
-    expert_ids: Sequence[str],
-    *,
-    use_recent_only: bool = False,
-    engine_choice: EngineChoice | None = None,
-    config: ExpertsConfig | None = None,
-) -> list[ExpertResponse]:
-    """Run the panel for every requested expert in parallel."""
-    store = SqlExpertStore(settings.resolved_database_url)
-    try:
-        ensure_requested(store, expert_ids)
-        engine = build_engine(settings, engine_choice)
-        try:
-            return await run_panel(
-                question,
-                expert_ids,
-                store=store,
-                engine=engine,
-                config=config or settings.experts,
-                use_recent_only=use_recent_only,
-            )
-        finally:
-            await engine.aclose()
-    finally:
-        store.close()
 
 
 async def drift(

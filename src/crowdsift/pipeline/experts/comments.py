@@ -1,4 +1,4 @@
-"""Phase 6, comment groups: which discussion-group comments belong next to the answer.
+"""Comment groups (seed 001, phase 6): which discussion-group comments belong next to the answer.
 
 Three sources, in the seed's priority order:
 
@@ -50,14 +50,14 @@ EXCERPT_CHARS = 200
 
 
 class DriftGroupWithComments(BaseModel):
-    """A drift group and its comments (date order), as phase 7 needs them."""
+    """A drift group and its comments (date order), as the comment synthesis needs them."""
 
     group: DriftGroup
     comments: list[ExpertComment] = Field(default_factory=list)
 
 
 class CommentGroups(BaseModel):
-    """Phase 6's selection, by source, and what judging the drift groups cost."""
+    """The comment groups' selection, by source, and what judging the drift groups cost."""
 
     author_clarifications: list[ExpertComment] = Field(default_factory=list)
     community: list[ExpertComment] = Field(default_factory=list)
@@ -143,7 +143,7 @@ class CommentGroupsTask(Task[RelevantGroups]):
 
 
 def relevance_scores(question: str, texts: Sequence[str], embedder: Embedder) -> list[float]:
-    """``blended_relevance``, as the plain list the local strategies of phases 6 and 7 sort."""
+    """``blended_relevance``, as the plain list the local comment groups and synthesis sort."""
     return [round(float(score), 6) for score in blended_relevance(question, texts, embedder)]
 
 
@@ -185,7 +185,7 @@ async def select_comment_groups(
     *,
     since: datetime | None = None,
 ) -> CommentGroups:
-    """Phase 6: author clarifications and community notes on the main sources (no model),
+    """Author clarifications and community notes on the main sources (no model),
     then the drift groups of other posts the engine judges relevant (``since`` filters them)."""
     main = list(dict.fromkeys(main_post_ids))
     on_main = store.comments(expert_id, main) if main else []

@@ -3,8 +3,8 @@
 Under a post about backups, ten comments may end up debating ECC memory. Such a *drift group*
 is invisible to a search over posts, yet it is exactly what someone asking about ECC memory
 wants. This module finds them once, offline, for every post with at least
-``drift_min_comments`` comments, and stores them (``store.replace_drift_groups``), so phase 6
-only has to judge them against a question.
+``drift_min_comments`` comments, and stores them (``store.replace_drift_groups``), so the comment
+groups only have to judge them against a question.
 
 One ``DriftTask`` per post (phase ``drift_analysis``, ``MODEL_DRIFT_ANALYSIS``) gets the post and
 its newest ``drift_max_comments`` comments, fenced, and returns groups of

@@ -1,4 +1,4 @@
-"""Phase 5, language validation: the answer must be in the language the question was asked in.
+"""Language validation (seed 001, phase 5): the answer is in the language of the question.
 
 The reduce phase writes in the expert's voice, and experts write in their own language, so a
 question in English about a Russian channel easily gets a Russian answer. ``validate_language``
@@ -60,7 +60,7 @@ class Translation(BaseModel):
 
 
 class LanguageOutcome(BaseModel):
-    """What phase 5 decided: both languages, the answer to show, and any degradation."""
+    """What the language check decided: both languages, the answer to show, and any degradation."""
 
     query_language: str
     answer_language: str
@@ -117,7 +117,7 @@ class TranslateTask(Task[Translation]):
 
 
 async def validate_language(question: str, answer: str, engine: Engine) -> LanguageOutcome:
-    """Phase 5: the answer in the question's language when possible, else the original + note.
+    """The answer in the question's language when possible, else the original + note.
 
     No call is made when the languages match or either one cannot be determined. A failed or
     unfaithful translation (engine error, empty text, a ``[post:ID]`` marker lost or added)

@@ -1,4 +1,4 @@
-"""Phase 1, map: every post of an expert marked HIGH, MEDIUM or LOW for one question.
+"""Map (seed 001, phase 1): every post of an expert marked HIGH, MEDIUM or LOW for one question.
 
 An expert may have thousands of posts, so they go to the engine in chunks of
 ``map_chunk_size`` (100), at most ``map_max_parallel`` (25) chunks in flight. A chunk that

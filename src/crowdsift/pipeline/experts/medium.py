@@ -1,4 +1,4 @@
-"""Phase 2, medium scoring: rescue the few MEDIUM posts worth putting before the reduce model.
+"""Medium scoring (seed 001, phase 2): the few MEDIUM posts worth putting before reduce.
 
 Map's MEDIUM mark is coarse: some of those posts answer part of the question, most are
 background. One engine call scores them 0.0–1.0; those at or above

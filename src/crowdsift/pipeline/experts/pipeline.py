@@ -1,4 +1,4 @@
-"""The Experts Panel: phases 1-7 for one expert, and every selected expert in parallel.
+"""The Experts Panel (seed 001, phases 1-7) for one expert, and every selected expert in parallel.
 
 Per expert: map (mark every post HIGH/MEDIUM/LOW) → medium scoring (rescue the best MEDIUM
 posts) → resolve (HIGH posts plus their depth-1 linked posts) → reduce (the answer, every
@@ -85,7 +85,7 @@ async def run_expert(
     sleep: Sleep = asyncio.sleep,
     since: datetime | None = None,
 ) -> ExpertResponse:
-    """Phases 1-7 for one expert."""
+    """The whole panel for one expert: map, medium scoring, resolve, reduce, language, comments."""
     expert = store.get_expert(expert_id)
     if expert is None:
         raise CrowdsiftError(f"no expert {expert_id!r} in the store; see `crowdsift experts list`")

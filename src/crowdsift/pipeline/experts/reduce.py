@@ -1,4 +1,4 @@
-"""Phase 4, reduce: the answer, written from at most 50 context posts, every claim cited.
+"""Reduce (seed 001, phase 4): the answer, written from at most 50 context posts, every claim cited.
 
 ``order_context`` decides what the model sees and in which order: a stable sort by relevance
 (HIGH > MEDIUM > LOW > CONTEXT), newest first within a group, each post once, cut at
@@ -14,7 +14,7 @@ cite nothing here (``[comment:ID]``, ``[3]``; ``remove_foreign``).
 
 The local engine writes no prose. It quotes: sentences of the context posts, scored by map's
 blend of embedding similarity and word overlap with the question (plus a small bonus for HIGH
-and MEDIUM posts), picked with maximal marginal relevance (the summarizer's ``mmr_select``)
+and MEDIUM posts), picked with maximal marginal relevance (the synthesis' ``mmr_select``)
 within ``reduce_local_chars``, each followed by its ``[post:ID]``, under a first line saying
 that this is an extractive summary by the local engine, not an LLM answer.
 """
@@ -125,7 +125,7 @@ _NOT_A_POST_MARKER = r"(?:comment\s*:|t[13]_)[^\]\n]*"
 def _context_urls(context: Sequence[ScoredPost]) -> Callable[[str], bool]:
     """The links an answer may carry: the context posts' own (``t.me/<channel>/<id>``).
 
-    Like the summarizer's: a link to anywhere else is not evidence, whoever wrote it first.
+    Like the synthesis': a link to anywhere else is not evidence, whoever wrote it first.
     """
     keys = {url_key(p.post.url) for p in context}
     return lambda url: url_key(url) in keys

@@ -1,4 +1,4 @@
-"""Phase 3, resolve: HIGH posts bring their direct neighbours as context. No model.
+"""Resolve (seed 001, phase 3): HIGH posts bring their direct neighbours as context. No model.
 
 A HIGH post often only makes sense next to the post it replies to, the post that replies to
 it, or the older post it mentions. ``resolve`` follows every link where a HIGH post is the

@@ -1,4 +1,5 @@
-"""Phase 7, comment synthesis: phase 6's comments become four short sections under the answer.
+"""Comment synthesis (seed 001, phase 7): the comment groups' comments become four short
+sections under the answer.
 
 The sections, always in this order and each omitted when it has nothing to say:
 
@@ -108,7 +109,8 @@ class SectionTexts(BaseModel):
 
 
 class CommentSynthesisOutcome(BaseModel):
-    """Phase 7's sections (in order, empty ones omitted), cost, and what grounding removed."""
+    """The comment synthesis' sections (in order, empty ones omitted), cost, and what grounding
+    removed."""
 
     sections: list[CommentSection] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
@@ -272,7 +274,7 @@ async def synthesize_comments(
     *,
     language: str,
 ) -> CommentSynthesisOutcome:
-    """Phase 7: one engine call over every section's comments, grounded afterwards.
+    """One engine call over every section's comments, grounded afterwards.
 
     No call when there are no comments. When the engine fails, each section lists its first
     comments as written (and a note says so): the comments are real, only the synthesis is

@@ -1,1 +1,1 @@
-"""The Reddit sidecar (seed 001, phase 8): formulate, scout, dedupe, rerank, drill, synthesize."""
+"""The Reddit branch (seed 001's "sidecar"): formulate, scout, dedupe, rerank, drill, synthesize."""

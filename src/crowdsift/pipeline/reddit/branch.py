@@ -12,7 +12,7 @@ search-and-screen engine (``crowdsift fetch`` uses it too); the gate's one call 
 relevant candidates and scores them, and the rerank reuses those scores. The synthesis is not
 here: the research run synthesises once over these threads and any YouTube/Amazon items.
 
-The branch is bounded by ``SidecarConfig.timeout_s`` (120 s). Each stage writes what it has
+The branch is bounded by ``RedditConfig.timeout_s`` (120 s). Each stage writes what it has
 produced into one ``_State`` as it goes, so when the bound expires the run is built from what
 exists — ranked posts, the threads drilled so far — with ``timed_out``. Blocking source calls
 run on a private pool (``SourceRunner``) that is abandoned, not awaited, on timeout.
@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from crowdsift.core.config import SidecarConfig
+from crowdsift.core.config import RedditConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import Candidate, Comment, FetchReport, FetchResult, SearchPlan
 from crowdsift.core.since import format_since
@@ -54,11 +54,11 @@ from crowdsift.pipeline.reddit.communities import (
 from crowdsift.pipeline.reddit.drill import drill
 from crowdsift.pipeline.reddit.formulate import formulate
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, RankedPost
-from crowdsift.pipeline.reddit.planner import SubredditProfile
 from crowdsift.pipeline.reddit.recent import RecentProfile, newest_of, word_shares
 from crowdsift.pipeline.reddit.rerank import heuristic_order, rerank
 from crowdsift.pipeline.reddit.runner import SourceRunner
 from crowdsift.pipeline.reddit.strategies import build_plan, search_words, widen
+from crowdsift.pipeline.reddit.topicality import SubredditProfile
 
 log = get_logger(__name__)
 
@@ -73,12 +73,12 @@ def _quiet(stage: str, message: str) -> None:
 
 
 @dataclass
-class SidecarDeps:
+class RedditDeps:
     """What the Reddit branch needs; every I/O dependency is injected."""
 
     source: RedditSource
     engine: Engine
-    config: SidecarConfig = field(default_factory=SidecarConfig)
+    config: RedditConfig = field(default_factory=RedditConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
     candidates: Sequence[SubredditProfile] = ()
     candidates_closed: bool = True
@@ -148,7 +148,7 @@ class RedditRun:
 
 
 async def run_reddit(
-    question: str, deps: SidecarDeps, *, subreddits: Sequence[str] = ()
+    question: str, deps: RedditDeps, *, subreddits: Sequence[str] = ()
 ) -> RedditRun:
     """Run the Reddit branch for ``question`` within ``deps.config.timeout_s``.
 
@@ -167,7 +167,7 @@ async def run_reddit(
             raise
         run.timed_out = True
         run.errors.append(bound_message(deps.config.timeout_s, run.stage))
-        log.warning("sidecar_timeout", stage=run.stage, bound_s=deps.config.timeout_s)
+        log.warning("reddit_timeout", stage=run.stage, bound_s=deps.config.timeout_s)
     finally:
         runner.close()
     run.threads = [run.drilled[r.post_id] for r in run.ranked if r.post_id in run.drilled]
@@ -175,23 +175,23 @@ async def run_reddit(
         run.evidence = _evidence(question, run.plan, run.threads, deps.clock())
     run.timings["total"] = _ms(started)
     log.info(
-        "sidecar_done", candidates=len(run.candidates), ranked=len(run.ranked),
+        "reddit_done", candidates=len(run.candidates), ranked=len(run.ranked),
         drilled=len(run.threads), timed_out=run.timed_out,
     )  # fmt: skip
     return run
 
 
 def bound_message(timeout_s: float, stage: str) -> str:
-    """What a run that hit ``CROWDSIFT_SIDECAR_TIMEOUT`` says, naming the stage it was in."""
+    """What a run that hit ``CROWDSIFT_REDDIT_TIMEOUT`` says, naming the stage it was in."""
     return (
         f"the Reddit answer hit its {timeout_s:g} s bound during {stage}; returning what it "
-        "had (raise CROWDSIFT_SIDECAR_TIMEOUT for more)"
+        "had (raise CROWDSIFT_REDDIT_TIMEOUT for more)"
     )
 
 
 async def _stages(
     question: str,
-    deps: SidecarDeps,
+    deps: RedditDeps,
     runner: SourceRunner,
     run: RedditRun,
     subreddits: Sequence[str],
@@ -266,7 +266,7 @@ async def _stages(
 
 
 async def _search_and_gate(
-    analysis: QueryAnalysis, deps: SidecarDeps, runner: SourceRunner, run: RedditRun
+    analysis: QueryAnalysis, deps: RedditDeps, runner: SourceRunner, run: RedditRun
 ) -> None:
     """Search, judge the heuristic top ``2 × rerank_top`` in one call (refetch once on a low
     yield), then rerank the relevant ones with the judge's own scores."""
@@ -287,15 +287,15 @@ async def _search_and_gate(
     async def search(scale: int) -> tuple[list[Candidate], bool]:
         nonlocal plan
         if scale > 1 and not can_afford_searches(deps.source, config.dated_requests, plan):
-            log.info("sidecar_refetch_skipped", reason="request budget")
+            log.info("reddit_refetch_skipped", reason="request budget")
             return heuristic_order(run.candidates)[:judge_cap], False
         found = await runner.call(fetcher.search, plan, scale=scale)
         wider = widen(plan) if len(found.candidates) < MIN_CANDIDATES else None
         if wider is not None and not can_afford_searches(deps.source, config.dated_requests, wider):
-            log.info("sidecar_widen_skipped", reason="request budget")
+            log.info("reddit_widen_skipped", reason="request budget")
             wider = None
         if wider is not None:  # the window held too little: once more over all time
-            log.info("sidecar_search_widened", found=len(found.candidates))
+            log.info("reddit_search_widened", found=len(found.candidates))
             run.widened_from = len(found.candidates)
             run.plan = plan = wider
             found = await runner.call(fetcher.search, plan, scale=scale)
@@ -342,13 +342,13 @@ async def _search_and_gate(
 
 class _Timed:
     """Time a stage into ``run.timings``, name it in ``run.stage`` (for timeouts) and trace it
-    as a ``sidecar.<stage>`` span carrying the stage's counts."""
+    as a ``reddit.<stage>`` span carrying the stage's counts."""
 
     def __init__(self, run: RedditRun, stage: str) -> None:
         self._run = run
         self._stage = stage
         self._started = 0.0
-        self._traced = stage_span(f"sidecar.{stage}")
+        self._traced = stage_span(f"reddit.{stage}")
 
     def __enter__(self) -> None:
         self._run.stage = self._stage

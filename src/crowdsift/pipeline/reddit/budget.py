@@ -1,7 +1,7 @@
 """The request budget of a source that lists by date (pure: it reads the source's counters).
 
 Arctic Shift sustains about 0.8 requests a second, so one question keeps to
-``SidecarConfig.dated_requests`` (15): profiles, searches and comment trees together. The
+``RedditConfig.dated_requests`` (15): profiles, searches and comment trees together. The
 refetch and the widened window are run only when they leave ``MIN_DRILL`` requests for the
 drill, and the drill reads as many threads as the budget leaves, never fewer than
 ``MIN_DRILL``. Any other source has no budget.

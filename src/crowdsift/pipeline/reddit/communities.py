@@ -21,8 +21,8 @@ from crowdsift.core.errors import CrowdsiftError
 from crowdsift.core.log import get_logger
 from crowdsift.core.source import HoldsHistory, ListsRecent, RedditSource, SearchesByMeaning
 from crowdsift.engines.embedding import Embedder
-from crowdsift.pipeline.reddit.planner import SubredditProfile
 from crowdsift.pipeline.reddit.recent import RecentProfile, recent_profile
+from crowdsift.pipeline.reddit.topicality import SubredditProfile
 from crowdsift.sources.reddit.community_posts import RECENT_POSTS
 from crowdsift.sources.reddit.directory import SubredditDirectory
 from crowdsift.sources.reddit.directory_match import closest

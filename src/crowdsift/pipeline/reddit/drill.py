@@ -56,7 +56,7 @@ async def drill(
         except (AuthError, ConfigError):
             raise
         except SourceError as exc:
-            log.warning("sidecar_drill_failed", post_id=rank.post_id, error=str(exc))
+            log.warning("reddit_drill_failed", post_id=rank.post_id, error=str(exc))
             sink[rank.post_id] = DrilledThread(
                 post=candidate.post, rank=rank, error=f"comments of {rank.url}: {exc}"
             )
@@ -73,7 +73,7 @@ def screen_thread(
     candidate: Candidate, raw: Sequence[RawThing], *, filters: FilterConfig, fetched_at: datetime
 ) -> tuple[list[Comment], list[ThreadComment]]:
     """Pure: the screened comments, in thread order, as the plain ``Comment`` records nested in
-    the evidence post (all depths: the summarizer reads them as the thread's discussion) and,
+    the evidence post (all depths: the synthesis reads them as the thread's discussion) and,
     beside each, its place in the tree (depth, parent), date and permalink.
 
     A reply whose parent was rejected (deleted, too short) is kept: it was said in this thread,

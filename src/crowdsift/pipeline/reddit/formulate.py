@@ -1,4 +1,4 @@
-"""Phase 1, query formulation: a question becomes a ``QueryAnalysis`` the scout can search with.
+"""Query formulation (seed 001, phase 1): a question becomes a ``QueryAnalysis`` to search with.
 
 An engine (``FormulateTask``) translates the question into English search language, reads its
 intent (how-to, comparison, troubleshooting), whether it is about building or using AI, and how
@@ -19,15 +19,15 @@ Nothing it says is trusted: ``formulate`` re-checks it in code —
   Each replacement (not a related term left out beside the question's own) is logged
   (``formulation_replaced``), listed in ``FormulationOutcome.replaced`` and reported as one of
   the run's errors (prefix ``REPLACED``), so the Reddit answer says ``partial``;
-- subreddits are chosen for the question's topic (``planner.topical_subreddits``): a candidate
+- subreddits are chosen for the question's topic (``topicality.topical_subreddits``): a candidate
   whose profile shares nothing with the question is dropped while another one has something;
 - the question's subject (the products it names, the options it compares, else its content
   terms: ``crowdsift.pipeline.synthesis.subject``) is read here, once, from the checked fields,
   and travels in ``QueryAnalysis.subject`` to the synthesis that holds the evidence to it.
 
 If the engine fails, the rules alone produce the analysis (and the error is reported), so the
-sidecar still searches — in the candidate subreddits whose names and descriptions share the
-most words with the question (``rule_subreddits``), not merely the first ones listed.
+Reddit branch still searches — in the candidate subreddits whose names and descriptions share the
+most words with the question (``topicality.topical_subreddits``), not merely the first ones listed.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineError, PlanError
 from crowdsift.core.language import detect_language
 from crowdsift.core.log import get_logger
@@ -59,7 +59,7 @@ from crowdsift.pipeline.reddit.intent import (
     time_filter_for,
 )
 from crowdsift.pipeline.reddit.models import FormulationDraft, Intent, QueryAnalysis
-from crowdsift.pipeline.reddit.planner import (
+from crowdsift.pipeline.reddit.topicality import (
     SubredditProfile,
     closest_subreddits,
     key_phrases,
@@ -211,7 +211,7 @@ async def formulate(
     engine: Engine,
     candidates: Sequence[SubredditProfile] = (),
     subreddits: Sequence[str] = (),
-    config: SidecarConfig,
+    config: RedditConfig,
     closed: bool = True,
     ranked: bool = False,
 ) -> FormulationOutcome:
@@ -238,7 +238,7 @@ async def formulate(
     except EngineError as exc:
         draft = rule_draft(question, max_ai_queries=config.max_ai_queries)
         errors.append(f"query formulation by the engine failed, used keyword rules instead: {exc}")
-        log.warning("sidecar_formulate_fallback", error=str(exc))
+        log.warning("reddit_formulate_fallback", error=str(exc))
     analysis, replaced = check_draft(
         question,
         draft,
@@ -252,7 +252,7 @@ async def formulate(
         log.warning("formulation_replaced", reason=reason, engine=engine.name)
     errors += [f"{REPLACED}: {reason}" for reason in replaced]
     log.info(
-        "sidecar_formulated", intent=analysis.intent, ai_mode=analysis.ai_mode,
+        "reddit_formulated", intent=analysis.intent, ai_mode=analysis.ai_mode,
         temporal=analysis.temporal, keywords=analysis.keywords, queries=analysis.ai_queries,
         subreddits=analysis.subreddits, language=analysis.language,
     )  # fmt: skip
@@ -265,7 +265,7 @@ def check_draft(
     *,
     candidates: Sequence[SubredditProfile],
     user_subreddits: Sequence[str],
-    config: SidecarConfig,
+    config: RedditConfig,
     closed: bool = True,
     ranked: bool = False,
 ) -> tuple[QueryAnalysis, list[str]]:
@@ -391,23 +391,12 @@ def _user_subreddits(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def rule_subreddits(question: str, candidates: Sequence[SubredditProfile], limit: int) -> list[str]:
-    """The candidates on the question's topic, most about it first (``topical_subreddits``:
-    ties keep the candidates' order); none when no candidate shares a content word with it.
-
-    The choice of the rules when the engine picked nothing usable (it failed, or named no valid
-    subreddit): without it the sidecar would search whichever candidates happen to come first,
-    e.g. an archive's alphabetically first communities, and find nothing.
-    """
-    return topical_subreddits(question, candidates, limit)
-
-
 def _subreddits(
     topic: str,
     user: Sequence[str],
     proposed: Sequence[str],
     candidates: Sequence[SubredditProfile],
-    config: SidecarConfig,
+    config: RedditConfig,
     replaced: list[str],
     *,
     closed: bool = True,
@@ -439,13 +428,17 @@ def _subreddits(
         if topical:  # a pick with nothing on the question is a choice to refine, not a lie
             off_topic = [name for name in chosen if name in known and name not in topical]
             if off_topic:
-                log.info("sidecar_subreddits_off_topic", subreddits=off_topic)
+                log.info("reddit_subreddits_off_topic", subreddits=off_topic)
             chosen = [name for name in chosen if name in topical or name not in known]
         elif closed:  # no candidate shares a word with the question: the engine's first pick
             chosen = chosen[:1]
     chosen = chosen[: config.max_subreddits]
     if not chosen:
-        chosen = rule_subreddits(topic, candidates, config.max_subreddits)
+        # The engine picked nothing usable (it failed, or named no valid subreddit): the rules
+        # choose the candidates on the question's topic, most about it first. Without them the
+        # branch would search whichever candidates come first (an archive's alphabetically
+        # first communities) and find nothing.
+        chosen = topical_subreddits(topic, candidates, config.max_subreddits)
     if not chosen:
         chosen = [c.name for c in candidates[:1]]
     if not chosen:

@@ -1,6 +1,6 @@
 """Rule-based reading of a question: intent, building-vs-using AI, how fast its topic moves.
 
-These rules are the sidecar's floor. The local engine uses them as its whole analysis; with an
+These rules are the Reddit branch's floor. The local engine uses them as its whole analysis; with an
 LLM they fill what the reply left out, and one of them is enforced whatever the engine says:
 for questions about *using* AI tools, search queries never gain architecture terms (vector DB,
 RAG, embeddings) the question did not contain (seed 001, phase 1, "anti-hallucination").

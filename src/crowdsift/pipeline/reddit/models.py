@@ -1,8 +1,8 @@
-"""The models the Reddit sidecar (seed 001, phase 8) passes between its stages.
+"""The models the Reddit branch (seed 001's "sidecar") passes between its stages.
 
 formulate → ``QueryAnalysis`` → ``SearchPlan`` of ``PlanQuery`` · fetcher → ``Candidate`` (both
 in ``crowdsift.core.models``) · gate + rerank → ``RankedPost`` · drill → ``DrilledThread`` ·
-the one synthesis → ``SidecarSynthesis`` (with the engine's draft, in
+the one synthesis → ``RedditSynthesis`` (with the engine's draft, in
 ``crowdsift.pipeline.synthesis.models``: the answer's models live with the answer) · all of it →
 ``RedditResponse``.
 """
@@ -16,19 +16,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from crowdsift.core.config import TimeFilter
 from crowdsift.core.models import AwareDatetime, PlanQuery, Post, Strategy
 from crowdsift.engines.base import Usage
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis
+from crowdsift.pipeline.synthesis.models import RedditSynthesis
 
 Intent = Literal["how_to", "comparison", "troubleshooting", "general"]
 AIMode = Literal["building_ai", "using_ai", "none"]
 Temporal = Literal["fast_moving", "evergreen"]
-SidecarStatus = Literal["ok", "partial", "no_results", "failed"]
+RedditStatus = Literal["ok", "partial", "no_results", "failed"]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# --- Phase 1: query formulation --------------------------------------------------------------
+# --- Query formulation --------------------------------------------------------------------
 
 
 class FormulationDraft(_Model):
@@ -86,7 +86,7 @@ class QueryAnalysis(_Model):
     )
 
 
-# --- Phase 3: rerank ---------------------------------------------------------------------------
+# --- Rerank ---------------------------------------------------------------------------------
 
 
 class RankedPost(_Model):
@@ -123,7 +123,7 @@ class RankedPost(_Model):
         )  # fmt: skip
 
 
-# --- Phase 4: deep drill -----------------------------------------------------------------------
+# --- Deep drill -----------------------------------------------------------------------------
 
 
 class ThreadComment(_Model):
@@ -153,9 +153,9 @@ class DrilledThread(_Model):
 
 
 class RedditResponse(_Model):
-    """Phase 8 as ``ResearchResult.reddit_response``: what the sidecar found and concluded."""
+    """The Reddit branch as ``ResearchResult.reddit_response``: what it found and concluded."""
 
-    status: SidecarStatus
+    status: RedditStatus
     engine: str = Field(description='"local" (extractive, not an LLM), "openai" or "scripted"')
     source: str
     analysis: QueryAnalysis | None = None
@@ -168,7 +168,7 @@ class RedditResponse(_Model):
     )
     threads_drilled: int = 0
     comments_drilled: int = 0
-    synthesis: SidecarSynthesis | None = None
+    synthesis: RedditSynthesis | None = None
     timed_out: bool = False
     errors: list[str] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)

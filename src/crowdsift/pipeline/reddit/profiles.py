@@ -1,11 +1,11 @@
-"""What each archived subreddit is about: its best-scored titles, for the local planner."""
+"""What each archived subreddit is about: its best-scored titles, which ``topicality`` reads."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from crowdsift.core.text import clean_text
-from crowdsift.pipeline.reddit.planner import SubredditProfile
+from crowdsift.pipeline.reddit.topicality import SubredditProfile
 from crowdsift.sources.archive.db import open_readonly
 
 _SUBREDDITS = """

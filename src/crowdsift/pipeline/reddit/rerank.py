@@ -1,4 +1,4 @@
-"""Phase 3, reranking: the gate's relevant candidates blended with engagement, no new call.
+"""Reranking: the gate's relevant candidates blended with engagement, no new call.
 
 Search engines rank by words and votes, so a viral meme that shares a word with the question
 can sit above the thread that answers it. The rerank (seed 001, phase 3) scores
@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import STRATEGIES, Candidate
 from crowdsift.pipeline.reddit.models import RankedPost
@@ -109,7 +109,7 @@ def rerank(
     candidates: Sequence[Candidate],
     relevance: Mapping[str, float | None],
     *,
-    config: SidecarConfig,
+    config: RedditConfig,
 ) -> Ranking:
     """Rank the gate's relevant candidates: ``w × relevance + (1 − w) × engagement``, top
     ``config.rerank_top``. ``relevance`` maps post ids to the gate's score; a missing or None

@@ -1,7 +1,7 @@
-"""Blocking source calls, run concurrently from the sidecar's event loop, and abandonable.
+"""Blocking source calls, run concurrently from the Reddit branch's event loop, and abandonable.
 
-Sources are synchronous and thread-safe (their transports hold the rate limiter), so the sidecar
-runs them on its own bounded thread pool. The pool is private because the sidecar's timeout
+Sources are synchronous and thread-safe (their transports hold the rate limiter), so the branch
+runs them on its own bounded thread pool. The pool is private because the branch's timeout
 must be able to walk away from calls still in flight: ``asyncio.run`` waits for the *default*
 executor at shutdown, which would stretch a 120 s bound by a slow request's full latency.
 """
@@ -22,7 +22,7 @@ class SourceRunner:
 
     def __init__(self, concurrency: int) -> None:
         self._executor = ThreadPoolExecutor(
-            max_workers=max(concurrency, 1), thread_name_prefix="crowdsift-sidecar"
+            max_workers=max(concurrency, 1), thread_name_prefix="crowdsift-reddit"
         )
 
     async def call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -1,4 +1,4 @@
-"""Phase 1, search strategies: one ``QueryAnalysis`` becomes the SearchPlan of AI Scout v3.
+"""Search strategies: one ``QueryAnalysis`` becomes the SearchPlan of AI Scout v3.
 
 Four strategies, each a pure function (seed 001, phase 1):
 
@@ -20,7 +20,7 @@ literal upper-case ``OR``.
 
 Two strategies can ask for exactly the same search (an AI query "proxmox guide" equals the
 sniper's). It runs once: ``plan_queries`` keeps the first (in ``STRATEGIES`` order) and records
-the strategies folded into it in ``QueryPlan.also_by``; ``build_queries`` also logs each fold.
+the strategies folded into it in ``QueryPlan.also_by``, and logs each fold.
 ``build_plan`` wraps the queries in the seed-000 ``SearchPlan`` the fetcher executes.
 """
 
@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from crowdsift.core.config import SearchSort, TimeFilter
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import PlanQuery, SearchPlan, Strategy
 from crowdsift.core.since import WINDOW_SECONDS, covering_window
 from crowdsift.core.text import STOPWORDS
 from crowdsift.pipeline.reddit.models import QueryAnalysis
-from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, WORD, is_product_word
+from crowdsift.pipeline.reddit.topicality import GENERIC_WORDS, WORD, is_product_word
 
 log = get_logger(__name__)
 
@@ -59,7 +59,7 @@ def or_term(keywords: list[str]) -> str:
     return " OR ".join(dict.fromkeys(p for p in parts if p))
 
 
-def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+def targeted(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
     """One search, ranked by relevance: any of the question's own words (``search_words``), in
     all chosen subreddits. BM25 ranks a thread holding more and rarer of them first, in its
     title, body or replies; a question without a usable word searches its keywords."""
@@ -68,13 +68,13 @@ def targeted(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     return [_query("targeted", term, analysis, config)] if term else []
 
 
-def ai_intent(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+def ai_intent(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
     """One search per formulated query (at most ``config.max_ai_queries``)."""
     queries = [q.strip() for q in analysis.ai_queries if q.strip()]
     return [_query("ai_intent", q, analysis, config) for q in queries[: config.max_ai_queries]]
 
 
-def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+def sniper(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
     """The core phrase (first keyword) with each marker: "guide", "tutorial", "benchmark"."""
     core = quote_phrase(analysis.keywords[0])
     if not core:
@@ -82,14 +82,14 @@ def sniper(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
     return [_query("sniper", f"{core} {marker}", analysis, config) for marker in SNIPER_MARKERS]
 
 
-def meaning(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+def meaning(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
     """The question itself, searched by meaning (a source that holds vectors ranks its threads
     by closeness to it): finds the thread phrased unlike the question."""
     question = " ".join(analysis.english_question.split())
     return [_query("meaning", question, analysis, config)] if question else []
 
 
-def timeless(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
+def timeless(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
     """The core phrase, top of all time (never narrowed by the topic's temporal class)."""
     core = quote_phrase(analysis.keywords[0])
     if not core:
@@ -179,7 +179,7 @@ class QueryPlan:
     also_by: dict[int, list[Strategy]] = field(default_factory=dict)
 
 
-def plan_queries(analysis: QueryAnalysis, config: SidecarConfig) -> QueryPlan:
+def plan_queries(analysis: QueryAnalysis, config: RedditConfig) -> QueryPlan:
     """Every strategy's searches in ``STRATEGIES`` order, exact duplicates folded.
 
     Two searches are the same when term (ignoring case and spacing), sort and time filter are.
@@ -204,11 +204,6 @@ def plan_queries(analysis: QueryAnalysis, config: SidecarConfig) -> QueryPlan:
     return plan
 
 
-def build_queries(analysis: QueryAnalysis, config: SidecarConfig) -> list[PlanQuery]:
-    """The searches of all four strategies, each exact duplicate once (see ``plan_queries``)."""
-    return plan_queries(analysis, config).queries
-
-
 DATED_PAGE = 100
 """The page a source that lists by date is asked for: the largest Arctic Shift serves. A request
 costs the same for 25 results or 100, and on such a source a page's size is how far back in
@@ -222,7 +217,7 @@ they are about."""
 
 
 def dated_queries(
-    analysis: QueryAnalysis, config: SidecarConfig, *, shares: Mapping[str, float] | None = None
+    analysis: QueryAnalysis, config: RedditConfig, *, shares: Mapping[str, float] | None = None
 ) -> list[PlanQuery]:
     """The searches for a source that lists by date and cannot rank (Arctic Shift).
 
@@ -256,7 +251,7 @@ def dated_queries(
 
 def build_plan(
     analysis: QueryAnalysis,
-    config: SidecarConfig,
+    config: RedditConfig,
     *,
     page_size: int,
     since: datetime | None = None,
@@ -288,7 +283,7 @@ def build_plan(
     planned = (
         dated_queries(analysis, config, shares=shares)
         if by_date
-        else build_queries(analysis, config)
+        else plan_queries(analysis, config).queries
     )
     if by_meaning:
         planned += meaning(analysis, config)
@@ -331,7 +326,7 @@ def _query(
     strategy: Strategy,
     term: str,
     analysis: QueryAnalysis,
-    config: SidecarConfig,
+    config: RedditConfig,
     *,
     sort: SearchSort = "relevance",
     time_filter: TimeFilter | None = None,

@@ -23,7 +23,7 @@ from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, 
 from crowdsift.pipeline.report.verdict import StanceCounts, parse_verdict
 from crowdsift.pipeline.result import ResearchResult
 from crowdsift.pipeline.synthesis.display import SourceList, refs_in, source_list
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis
+from crowdsift.pipeline.synthesis.models import RedditSynthesis
 
 LOCAL_ENGINE = "local (extractive quotes, not an LLM)"
 """How the footer names the local engine: it quotes, it does not write."""
@@ -141,7 +141,7 @@ def _tidy(text: str) -> str:
     return tidy(" ".join(text.split()))
 
 
-def _section_refs(synthesis: SidecarSynthesis | None) -> list[str]:
+def _section_refs(synthesis: RedditSynthesis | None) -> list[str]:
     """The permalinks the staff-engineer sections cite, in the order the terminal reads them
     (gems, dissent, pivots, table), so a report numbers its sources as ``ask --full`` does."""
     if synthesis is None:
@@ -155,7 +155,7 @@ def _section_refs(synthesis: SidecarSynthesis | None) -> list[str]:
     return [url for urls in items for url in urls]
 
 
-def _staff_sections(synthesis: SidecarSynthesis | None, numbers: SourceNumbers) -> list[Section]:
+def _staff_sections(synthesis: RedditSynthesis | None, numbers: SourceNumbers) -> list[Section]:
     if synthesis is None:
         return []
 
@@ -179,7 +179,7 @@ def _staff_sections(synthesis: SidecarSynthesis | None, numbers: SourceNumbers) 
     ]
 
 
-def _rows(synthesis: SidecarSynthesis | None, numbers: SourceNumbers) -> tuple[Row, ...]:
+def _rows(synthesis: RedditSynthesis | None, numbers: SourceNumbers) -> tuple[Row, ...]:
     if synthesis is None:
         return ()
     return tuple(

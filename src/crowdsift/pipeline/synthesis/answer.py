@@ -1,9 +1,10 @@
-"""The one synthesis (seed 004 + seed 001 phase 4): selector → prompt → engine → grounding.
+"""The one synthesis (seed 004 + seed 001's staff-engineer sections): selector → prompt →
+engine → grounding.
 
 ``synthesize_answer`` makes exactly one engine call when there is evidence on the question's
 subject and none when there is not, and returns one checked ``Answer``: what the seed-004
 ``SummarizeResult`` says (summary, highlights, cautions, sources) and the staff-engineer
-``SidecarSynthesis`` (hidden gems, minority report, pivot alerts, comparison table) whose summary
+``RedditSynthesis`` (hidden gems, minority report, pivot alerts, comparison table) whose summary
 is the same text.
 
 It never raises for an engine failure: a failed or unparsable reply is an answer whose verdict
@@ -25,18 +26,18 @@ from dataclasses import replace
 from pydantic import BaseModel, Field
 
 from crowdsift.core.citations import citations_in
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.engines.base import Engine, EngineReply, Stopwatch
 from crowdsift.pipeline.reddit.intent import asks_for_pick
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
 from crowdsift.pipeline.status import Verdict, decide, judged_summary
-from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.synthesis.grounding import Grounded, ground
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
-    SidecarSynthesis,
+    RedditSynthesis,
     SummarizeRequest,
     SummarizeResult,
     SummaryContent,
@@ -74,7 +75,7 @@ class Answer(BaseModel):
 
     content: SummaryContent = Field(description="summary, highlights, cautions, sources")
     verdict: Verdict = Field(default_factory=Verdict)
-    synthesis: SidecarSynthesis | None = Field(
+    synthesis: RedditSynthesis | None = Field(
         None, description="the staff-engineer sections; None without evidence or on failure"
     )
     errors: list[str] = Field(default_factory=list)
@@ -99,10 +100,10 @@ def thin_evidence_caution(count: int) -> str:
     )
 
 
-def prompt_context(analysis: QueryAnalysis | None, sidecar: SidecarConfig | None) -> PromptContext:
+def prompt_context(analysis: QueryAnalysis | None, reddit: RedditConfig | None) -> PromptContext:
     """What the prompt and the local strategy need from the analysis and the section caps."""
-    gems = sidecar.max_gems if sidecar else DEFAULT_GEMS
-    dissent = sidecar.max_dissent if sidecar else DEFAULT_DISSENT
+    gems = reddit.max_gems if reddit else DEFAULT_GEMS
+    dissent = reddit.max_dissent if reddit else DEFAULT_DISSENT
     if analysis is None:
         return PromptContext(max_gems=gems, max_dissent=dissent)
     return PromptContext(
@@ -125,16 +126,16 @@ async def synthesize_answer(
     engine: Engine,
     extra: Sequence[EvidenceItem] = (),
     selector_config: SelectorConfig | None = None,
-    summarizer_config: SummarizerConfig | None = None,
-    sidecar_config: SidecarConfig | None = None,
+    synthesis_config: SynthesisConfig | None = None,
+    reddit_config: RedditConfig | None = None,
     prompt_version: str = "v1",
     fallback: Engine | None = None,
 ) -> Answer:
     """Answer ``question`` from ``threads`` (and ``extra`` videos/products) with one call.
 
     ``selector_config`` defaults to ``SelectorConfig.for_drilled_threads``; the summary's
-    budget and caps come from ``summarizer_config``, the sections' caps from
-    ``sidecar_config``; ``fallback`` answers when an LLM cites nothing in the evidence
+    budget and caps come from ``synthesis_config``, the sections' caps from
+    ``reddit_config``; ``fallback`` answers when an LLM cites nothing in the evidence
     (``answer_request``). Raises ``ConfigError`` only for an unknown ``prompt_version`` (a
     caller's mistake, found before any work is done).
     """
@@ -161,8 +162,8 @@ async def synthesize_answer(
         request,
         analysis=analysis,
         engine=engine,
-        summarizer_config=summarizer_config,
-        sidecar_config=sidecar_config,
+        synthesis_config=synthesis_config,
+        reddit_config=reddit_config,
         judged={thread.post.id: thread.rank.relevance for thread in threads},
         fallback=fallback,
     )
@@ -173,8 +174,8 @@ async def answer_request(
     *,
     analysis: QueryAnalysis | None,
     engine: Engine,
-    summarizer_config: SummarizerConfig | None = None,
-    sidecar_config: SidecarConfig | None = None,
+    synthesis_config: SynthesisConfig | None = None,
+    reddit_config: RedditConfig | None = None,
     judged: Mapping[str, float] | None = None,
     fallback: Engine | None = None,
 ) -> Answer:
@@ -184,7 +185,7 @@ async def answer_request(
     check holds the cited threads to (``grounding.ON_SUBJECT``). ``fallback``: the local
     engine, which answers over the same evidence when an LLM's answer keeps no citation of it
     (a model that invents its sources leaves the user real ones, and a ``partial`` saying so)."""
-    config = summarizer_config or SummarizerConfig()
+    config = synthesis_config or SynthesisConfig()
     prompt_version = request.prompt_version
     stopwatch = Stopwatch()
     count = len(request.post_payloads)
@@ -200,7 +201,7 @@ async def answer_request(
         )
         _log(request, answer, stopwatch, tokens=(0, 0))
         return answer
-    context = prompt_context(analysis, sidecar_config)
+    context = prompt_context(analysis, reddit_config)
     try:
         reply = await engine.run(AnswerTask(request, config, context))
     except EngineError as exc:
@@ -253,7 +254,7 @@ async def _local_instead(
     fallback: Engine,
     lying: Grounded,
     request: SummarizeRequest,
-    config: SummarizerConfig,
+    config: SynthesisConfig,
     context: PromptContext,
     judged: Mapping[str, float],
 ) -> tuple[EngineReply[AnswerDraft], Grounded]:
@@ -319,7 +320,7 @@ def _abstained(request: SummarizeRequest, summary: str, why: str, *, engine_name
 
 
 def _with_thin_caution(
-    content: SummaryContent, count: int, config: SummarizerConfig
+    content: SummaryContent, count: int, config: SynthesisConfig
 ) -> SummaryContent:
     """The thin-evidence caution first (within ``max_cautions``): the answer is partial, and
     says why to its reader, not only in its reason."""

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.text import content_terms, rarity_weights, word_share
 from crowdsift.pipeline.synthesis.candidates import Candidate
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern
 from crowdsift.pipeline.synthesis.stance import option_stance
 
@@ -99,7 +99,7 @@ def reader_bonus(
     query: str,
     candidates: list[Candidate],
     similarity: Floats,
-    limits: Limits,
+    scope: AnswerScope,
     weights: ScoringConfig | None = None,
 ) -> Floats:
     """What a careful reader weighs besides relevance: votes, agreement, and what the
@@ -107,9 +107,9 @@ def reader_bonus(
     w = weights or DEFAULT_WEIGHTS
     most = max((math.log1p(max(c.votes, 0)) for c in candidates), default=0.0) or 1.0
     agree = _agreement(candidates, similarity, w.agreement)
-    agree_weight = w.agree * (1.5 if limits.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
+    agree_weight = w.agree * (1.5 if scope.intent not in {HOW_TO, TROUBLESHOOTING, COMPARISON}
                               else 1.0)  # fmt: skip
-    patterns = [option_pattern(o) for o in limits.compared if o.strip()]
+    patterns = [option_pattern(o) for o in scope.compared if o.strip()]
     moves = {p.key for p in find_pivots(query)} if _MOVE_QUESTION.search(query) else set()
     bonus = np.zeros(len(candidates), dtype=np.float32)
     for index, candidate in enumerate(candidates):
@@ -118,11 +118,11 @@ def reader_bonus(
             - (w.downvoted if candidate.comment and candidate.votes < 0 else 0.0)
             + agree_weight * min(agree[index] - 1, w.max_agree)
         )
-        if limits.intent in {HOW_TO, TROUBLESHOOTING} and candidate.instruction:
+        if scope.intent in {HOW_TO, TROUBLESHOOTING} and candidate.instruction:
             value += w.instruction
             if candidate.fix:
-                value += w.fix if limits.intent == TROUBLESHOOTING else w.fix_how_to
-        if limits.intent == COMPARISON and candidate.decision:
+                value += w.fix if scope.intent == TROUBLESHOOTING else w.fix_how_to
+        if scope.intent == COMPARISON and candidate.decision:
             value += w.decision
         if patterns and takes_side_on_options(candidate.text, patterns):
             value += w.stance + (

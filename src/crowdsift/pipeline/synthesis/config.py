@@ -1,4 +1,4 @@
-"""Selector and summarizer limits (seed 004): config objects, separate from the DTOs."""
+"""Selector and synthesis limits (seed 004): config objects, separate from the DTOs."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class SelectorConfig(BaseModel):
         )
 
 
-class SummarizerConfig(BaseModel):
+class SynthesisConfig(BaseModel):
     """What the summary may be: its character budget, how many highlights and cautions."""
 
     model_config = ConfigDict(frozen=True)
@@ -56,7 +56,7 @@ class SummarizerConfig(BaseModel):
     )
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SummarizerConfig:
+    def from_settings(cls, settings: Settings) -> SynthesisConfig:
         return cls(
             summary_char_budget=settings.summary_char_budget,
             max_highlights=settings.max_highlights,

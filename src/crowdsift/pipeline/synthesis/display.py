@@ -19,7 +19,7 @@ from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, 
 from crowdsift.core.models import SUBREDDIT_NAME
 from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import url_key
-from crowdsift.pipeline.synthesis.models import SidecarSynthesis, SummarizeResult
+from crowdsift.pipeline.synthesis.models import RedditSynthesis, SummarizeResult
 
 _THREAD_ID = re.compile(r"/comments/([A-Za-z0-9]+)(?:/|$)")
 _SUBREDDIT = re.compile(rf"/r/({SUBREDDIT_NAME})/")
@@ -109,7 +109,7 @@ def _subreddit(url: str) -> str:
     return f"r/{match.group(1)}" if match else ""
 
 
-def _entries(summary: SummarizeResult | None, synthesis: SidecarSynthesis | None) -> list[_Entry]:
+def _entries(summary: SummarizeResult | None, synthesis: RedditSynthesis | None) -> list[_Entry]:
     """Every source once (merged by citation key or permalink), each with its group."""
     entries: list[_Entry] = []
 
@@ -173,7 +173,7 @@ def _find(entries: list[_Entry], ref: str) -> _Entry | None:
 
 def source_list(
     summary: SummarizeResult | None,
-    synthesis: SidecarSynthesis | None,
+    synthesis: RedditSynthesis | None,
     refs: Iterable[str] = (),
     *,
     complete: bool = True,
@@ -216,7 +216,7 @@ def source_list(
 
 
 def numbered_sources(
-    summary: SummarizeResult | None, synthesis: SidecarSynthesis | None
+    summary: SummarizeResult | None, synthesis: RedditSynthesis | None
 ) -> tuple[SourceNumbers, list[ListedSource]]:
     """Every source numbered in stored order, and the entries to print in number order."""
     listing = source_list(summary, synthesis, complete=True)

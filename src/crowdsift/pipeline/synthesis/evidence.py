@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from crowdsift.core.citations import ID
 from crowdsift.core.text import url_key
-from crowdsift.pipeline.synthesis.models import PostPayload, SidecarSource
+from crowdsift.pipeline.synthesis.models import CitedSource, PostPayload
 
 EntryKind = Literal["thread", "comment"]
 
@@ -55,8 +55,8 @@ class EvidenceEntry:
         """How prompts and drafts name it: ``post:ID`` or ``comment:ID``."""
         return f"{'post' if self.kind == 'thread' else 'comment'}:{self.id}"
 
-    def source(self) -> SidecarSource:
-        return SidecarSource(kind=self.kind, id=self.id, url=self.url, title=self.title)
+    def source(self) -> CitedSource:
+        return CitedSource(kind=self.kind, id=self.id, url=self.url, title=self.title)
 
 
 class EvidenceIndex:

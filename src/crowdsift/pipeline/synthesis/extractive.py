@@ -25,7 +25,6 @@ equal inputs give equal output. Votes, karma and dates are filled in by the grou
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -45,15 +44,15 @@ from crowdsift.pipeline.synthesis.claim_scores import (
     reader_bonus,
     takes_side_on_options,
 )
-from crowdsift.pipeline.synthesis.claims import has_risk_cue, is_risk
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.claims import has_risk_cue
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
     PostPayload,
     SourceRef,
     SummarizeRequest,
 )
-from crowdsift.pipeline.synthesis.sections import Limits, sections
+from crowdsift.pipeline.synthesis.sections import AnswerScope, draft_sections
 from crowdsift.pipeline.synthesis.specifics import option_pattern
 from crowdsift.pipeline.synthesis.voted import THREAD_PEER, Quote, thread_context, voted_lead
 
@@ -85,28 +84,25 @@ MAX_SUMMARY_SENTENCES = {"how_to": 4, "troubleshooting": 4, "comparison": 4, "ge
 STRONG_CUE_BONUS = 0.05
 
 
-def is_caution(text: str) -> bool:
-    """A risk, failure, caveat or warning (``claims.is_risk``), not a tip; citations ignored."""
-    return is_risk(re.sub(r"\s*\[[^\[\]]*\]\s*$", "", text))
-
-
 def local_answer(
     request: SummarizeRequest,
-    config: SummarizerConfig,
+    config: SynthesisConfig,
     embedder: Embedder,
     *,
-    limits: Limits,
+    scope: AnswerScope,
 ) -> AnswerDraft:
     """The whole extractive draft: summary within budget, highlights, cautions, sources, and
     the staff-engineer sections (ids only; grounding turns them into checked citations)."""
     items = items_of(request)
     candidates = candidates_of(items)
     quotes = voted_lead(
-        request, embedder, intent=limits.intent, compared=limits.compared,
+        request, embedder, intent=scope.intent, compared=scope.compared,
         budget=config.summary_char_budget,
     )  # fmt: skip
     if not candidates:  # no sentence stands alone as a claim; the voted replies still answer
-        found = sections(request.query, items, embedder, limits, shown=[q.text for q in quotes])
+        found = draft_sections(
+            request.query, items, embedder, scope, shown=[q.text for q in quotes]
+        )
         summary = _within([q.cited() for q in quotes], config.summary_char_budget)
         update = {"summary": summary or EMPTY_SUMMARY, "sources": _quoted_sources(request, quotes)}
         return found.model_copy(update=update)
@@ -118,19 +114,19 @@ def local_answer(
     relevance: Floats = vectors[0] @ vectors[1:].T
     weights = config.scoring
     scores = claim_scores(request.query, candidates, relevance, similarity, weights)
-    scores = scores + reader_bonus(request.query, candidates, similarity, limits, weights)
+    scores = scores + reader_bonus(request.query, candidates, similarity, scope, weights)
     answering = _answering(
-        candidates, scores, relevance, lexical_share(request.query, candidates), limits
+        candidates, scores, relevance, lexical_share(request.query, candidates), scope
     )
     answering = on_subject(request.query, candidates, scores, answering)
     near = _peer_threads(request.post_payloads, threads @ vectors[0])
     peers = {i for i, c in enumerate(candidates) if any(it.thread in near for it in c.items)}
-    focused = limits.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
+    focused = scope.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
     if not focused:  # a step that answers is said wherever (``answering`` holds it to the words)
         answering = [i for i in answering if i in peers] or answering
-    lead = _pick_lead(candidates, scores, similarity, answering, limits)
+    lead = _pick_lead(candidates, scores, similarity, answering, scope)
     lead = lead if focused else [i for i in lead if i in peers]
-    most = MAX_SUMMARY_SENTENCES.get(limits.intent, MAX_SUMMARY_SENTENCES["general"])
+    most = MAX_SUMMARY_SENTENCES.get(scope.intent, MAX_SUMMARY_SENTENCES["general"])
     claims = _above(scores, SUMMARY_FLOOR)
     summary_ids = _pick_summary(
         candidates, scores, similarity, config.summary_char_budget, lead, most,
@@ -176,7 +172,7 @@ def local_answer(
     )
     shown = [candidates[i].text for i in (*summary_ids, *caution_ids, *highlight_ids)]
     shown += [q.text for q in quotes]
-    found = sections(request.query, items, embedder, limits, shown=shown, near=near)
+    found = draft_sections(request.query, items, embedder, scope, shown=shown, near=near)
     return found.model_copy(
         update={
             "summary": summary,
@@ -275,7 +271,7 @@ def _answering(
     scores: Floats,
     relevance: Floats,
     lexical: Floats,
-    limits: Limits,
+    scope: AnswerScope,
 ) -> list[int]:
     """Claims that may answer: well scored, near the most question-like claim, and naming
     a fair share of what the question names (words weighted by rarity) or being a fix its
@@ -296,12 +292,12 @@ def _pick_lead(
     scores: Floats,
     similarity: Floats,
     answering: list[int],
-    limits: Limits,
+    scope: AnswerScope,
 ) -> list[int]:
     """The direct answer: the best answering claims of the kind the question asks for."""
-    patterns = [option_pattern(o) for o in limits.compared if o.strip()]
-    limit = LEAD_SENTENCES.get(limits.intent, LEAD_SENTENCES["general"])
-    if limits.intent in {HOW_TO, TROUBLESHOOTING}:
+    patterns = [option_pattern(o) for o in scope.compared if o.strip()]
+    limit = LEAD_SENTENCES.get(scope.intent, LEAD_SENTENCES["general"])
+    if scope.intent in {HOW_TO, TROUBLESHOOTING}:
         kind = [i for i in answering if candidates[i].instruction]
     elif patterns:  # naming a compared option is what makes a verdict relevant
         kind = [
@@ -311,7 +307,7 @@ def _pick_lead(
         ]
     else:  # a general question: what answers it, good news or bad
         kind = answering
-    if limits.intent != COMPARISON:
+    if scope.intent != COMPARISON:
         return mmr_select(scores, similarity, eligible=kind, accept=lambda _: True, limit=limit)
     # A comparison is answered by which option wins and by how to choose: the best verdict,
     # then the best decision rule ("If you already run Postgres, start with pgvector."), then

@@ -20,7 +20,7 @@ Any problem makes the result ``partial`` with the problems as its ``reason``
 (``crowdsift.pipeline.status`` decides that, from ``problems``). Not problems
 (normal tidying): repeated sources, items cited inline but missing from ``sources`` (added from
 the evidence), citation lists such as ``[post:a, post:b]``, caps on the staff-engineer sections.
-The staff-engineer ``SidecarSynthesis`` shares the summary text, and its ``sources`` list every
+The staff-engineer ``RedditSynthesis`` shares the summary text, and its ``sources`` list every
 item any part cites, in first-citation order.
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from crowdsift.core.citations import citations_in, tidy
 from crowdsift.core.sentences import split_sentences, truncate_at_sentence
 from crowdsift.pipeline.status import Verdict, decide, judged_summary
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
 from crowdsift.pipeline.synthesis.injected_orders import drop_injected
 from crowdsift.pipeline.synthesis.models import (
@@ -44,7 +44,7 @@ from crowdsift.pipeline.synthesis.models import (
     MinorityReport,
     PivotAlert,
     PostPayload,
-    SidecarSynthesis,
+    RedditSynthesis,
     Source,
     SummarizeRequest,
     SummarizeResult,
@@ -58,7 +58,7 @@ class Grounded:
     """The checked answer: what it says, the staff-engineer sections, the problems."""
 
     content: SummaryContent
-    synthesis: SidecarSynthesis
+    synthesis: RedditSynthesis
     problems: list[str]
 
     @property
@@ -70,7 +70,7 @@ class Grounded:
 def ground(
     draft: AnswerDraft,
     request: SummarizeRequest,
-    config: SummarizerConfig,
+    config: SynthesisConfig,
     *,
     engine: str = "",
     max_gems: int = 5,
@@ -139,7 +139,7 @@ def ground(
         prompt_version=request.prompt_version,
         engine=engine,
     )
-    synthesis = SidecarSynthesis(
+    synthesis = RedditSynthesis(
         summary=summary,
         hidden_gems=sections.gems,
         minority_report=sections.dissent,

@@ -1,5 +1,5 @@
 """The answer's models: seed 004's SummarizeRequest and PostPayload in, SummarizeResult out;
-the staff-engineer sections (``SidecarSynthesis``); the engine output (``AnswerDraft``).
+the staff-engineer sections (``RedditSynthesis``); the engine output (``AnswerDraft``).
 
 They live with the synthesis that produces them, not with the Reddit branch: the sections are
 part of the one checked answer (which ``RedditResponse`` carries), whichever source found the
@@ -47,7 +47,7 @@ class CommentPayload(BaseModel):
 
 
 class PostPayload(BaseModel):
-    """One post as evidence: the only things the summarizer may cite."""
+    """One post as evidence: the only things the synthesis may cite."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -172,7 +172,7 @@ class ComparisonRow(_Model):
     sources: list[str] = Field(min_length=1)
 
 
-class SidecarSource(_Model):
+class CitedSource(_Model):
     """An evidence item the answer cites: a thread (or video, product) or a comment."""
 
     kind: Literal["thread", "comment"]
@@ -181,7 +181,7 @@ class SidecarSource(_Model):
     title: str = Field(description="the thread's title (for comments, their thread's)")
 
 
-class SidecarSynthesis(_Model):
+class RedditSynthesis(_Model):
     """The staff-engineer sections of the one checked answer: every claim cites evidence."""
 
     summary: str = Field(
@@ -191,7 +191,7 @@ class SidecarSynthesis(_Model):
     minority_report: list[MinorityReport] = Field(default_factory=list)
     pivot_alerts: list[PivotAlert] = Field(default_factory=list)
     comparison_table: list[ComparisonRow] = Field(default_factory=list)
-    sources: list[SidecarSource] = Field(
+    sources: list[CitedSource] = Field(
         default_factory=list, description="every item any part cites, in first-citation order"
     )
     removed_citations: list[str] = Field(

@@ -1,10 +1,10 @@
-"""Versioned prompt templates for the one synthesis (seed 004 "Prompt Builder", seed 001 phase 4).
+"""Versioned prompt templates for the one synthesis (seed 004 "Prompt Builder", seed 001).
 
 A template is named (``"v1"``) and the name travels on the request and the result, so every
 answer can be traced to the exact wording that produced it. Changing the wording means adding
 ``"v2"``, never editing ``"v1"`` in place: saved previews and evaluations stay comparable.
 
-One system prompt holds the summarizer's rules (grounding, citations, thin evidence, no DIY
+One system prompt holds the synthesis' rules (grounding, citations, thin evidence, no DIY
 instructions) and the staff engineer's sections (hidden gems, minority report, pivot alerts,
 and a comparison table that is mandatory for "X vs Y" questions). Trusted text (our rules, the
 question, the list of citable posts and their URLs) stays outside the fences; everything a
@@ -20,7 +20,7 @@ from datetime import datetime
 from crowdsift.core.errors import ConfigError
 from crowdsift.core.text import language_name
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, fence
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 
 TABLE_DEMAND = "MANDATORY"
@@ -120,7 +120,7 @@ def get_template(version: str) -> PromptTemplate:
     except KeyError:
         known = ", ".join(sorted(PROMPT_VERSIONS))
         raise ConfigError(
-            f"unknown summarizer prompt version {version!r}; known versions: {known}"
+            f"unknown synthesis prompt version {version!r}; known versions: {known}"
         ) from None
 
 
@@ -145,7 +145,7 @@ def _table_line(context: PromptContext) -> str:
 
 
 def build_messages(
-    request: SummarizeRequest, config: SummarizerConfig, context: PromptContext | None = None
+    request: SummarizeRequest, config: SynthesisConfig, context: PromptContext | None = None
 ) -> list[ChatMessage]:
     """System rules plus one user message: the question, the citable posts, fenced evidence."""
     context = context or PromptContext()

@@ -1,4 +1,4 @@
-"""The staff-engineer sections of the local answer (seed 001, phase 4), found, not written.
+"""The staff-engineer sections of the local answer (seed 001's four sections), found, not written.
 
 The local engine writes no prose, so these sections are *found* in what people wrote, each
 claim cited to the post or comment it came from (the detectors are in ``specifics``):
@@ -71,9 +71,9 @@ ARGUED_CLAIMS = 3
 
 
 @dataclass(frozen=True)
-class Limits:
-    """What the answer may hold: the compared options (a table needs two), the caps, and the
-    question's intent."""
+class AnswerScope:
+    """What the answer is to cover: the question's intent and the options it compares (a table
+    needs two), whether it asks what to get, and the caps on gems and dissent."""
 
     compared: Sequence[str] = field(default_factory=tuple)
     max_gems: int = 5
@@ -91,11 +91,11 @@ class Sentence:
     item: Item
 
 
-def sections(
+def draft_sections(
     question: str,
     items: Sequence[Item],
     embedder: Embedder,
-    limits: Limits,
+    scope: AnswerScope,
     *,
     shown: Collection[str] = (),
     near: Collection[int] | None = None,
@@ -106,13 +106,13 @@ def sections(
     threads when None or none)."""
     said = [item for item in items if not item.is_title]  # titles name topics, not claims
     nearby = [item for item in said if near is None or item.thread in near] or said
-    picks = recommended_rows(nearby, question, options=limits.compared) if limits.pick else []
+    picks = recommended_rows(nearby, question, options=scope.compared) if scope.pick else []
     return AnswerDraft(
         summary="",
-        hidden_gems=hidden_gems(question, nearby, embedder, limits.max_gems, shown=shown),
-        minority_report=_unsaid(minority_report(said, len(said)), shown)[: limits.max_dissent],
+        hidden_gems=hidden_gems(question, nearby, embedder, scope.max_gems, shown=shown),
+        minority_report=_unsaid(minority_report(said, len(said)), shown)[: scope.max_dissent],
         pivot_alerts=pivot_alerts(items),  # a title can report a move ("Left Airflow for …")
-        comparison_table=comparison_table(limits.compared, nearby, said) + picks,
+        comparison_table=comparison_table(scope.compared, nearby, said) + picks,
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID, uuid4
 
-from crowdsift.core.models import Comment, FetchResult, Post
+from crowdsift.core.models import Comment, Post
 from crowdsift.core.sentences import truncate_words
 from crowdsift.core.text import canonical_url, clean_text
 from crowdsift.pipeline.reddit.models import DrilledThread, RankedPost, ThreadComment
@@ -62,24 +62,6 @@ def select_threads(
         max_comments_per_post=config.max_comments_per_post,
         max_post_chars=config.max_post_chars,
         max_comment_chars=config.max_comment_chars,
-    )
-
-
-def select_evidence(
-    fetch_result: FetchResult,
-    config: SelectorConfig,
-    *,
-    prompt_version: str,
-    extra: Sequence[EvidenceItem] = (),
-) -> SummarizeRequest:
-    """``select_threads`` over a FetchResult's posts (most relevant first)."""
-    return select_threads(
-        fetch_result.query,
-        threads_of(fetch_result.posts),
-        config,
-        prompt_version=prompt_version,
-        extra=extra,
-        plan_id=fetch_result.plan_id,
     )
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS, looks_like_name
-from crowdsift.pipeline.reddit.planner import product_variants
+from crowdsift.pipeline.reddit.topicality import product_variants
 from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
 
@@ -84,19 +84,12 @@ def specificity(text: str) -> int:
 # --- dissent --------------------------------------------------------------------------------
 
 _DISSENT = phrase_pattern(lexicon.DISSENT)
-MIN_REASON_CHARS = 80
-"""Dissent shorter than this, without a specific, is a grunt, not an argument."""
 
 
 def dissent_marker(text: str) -> str | None:
     """The first disagreement marker in ``text`` ("I disagree", "overrated" …), or None."""
     match = _DISSENT.search(text)
     return match.group(0) if match else None
-
-
-def gives_reason(text: str) -> bool:
-    """Dissent worth reading argues: it is long enough to reason, or it names a specific."""
-    return len(text.strip()) >= MIN_REASON_CHARS or specificity(text) > 0
 
 
 # --- pivots ---------------------------------------------------------------------------------

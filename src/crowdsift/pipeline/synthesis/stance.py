@@ -30,7 +30,7 @@ from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.lexicon import phrase_pattern
-from crowdsift.pipeline.synthesis.specifics import find_pivots, normalise_option
+from crowdsift.pipeline.synthesis.specifics import find_pivots
 
 Polarity = Literal["positive", "negative", "caveat", "neutral"]
 
@@ -137,11 +137,6 @@ def stance(text: str) -> Stance:
     return Stance(score, "neutral")
 
 
-def is_caveat(text: str) -> bool:
-    """A risk or limit of something good ("great until …"), not praise."""
-    return stance(text).polarity == "caveat"
-
-
 # --- stance toward one option -----------------------------------------------------------------
 
 _KEEP = re.compile(
@@ -222,8 +217,3 @@ def _relation(text: str, pattern: re.Pattern[str]) -> Polarity | None:
                 flipped: Polarity = "negative" if lean == "positive" else "positive"
                 return lean if in_before else flipped
     return None
-
-
-def same_option(a: str, b: str) -> bool:
-    """Two spellings of one option ("the Airflow." and "airflow")."""
-    return normalise_option(a) == normalise_option(b)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, Subject
-from crowdsift.pipeline.reddit.planner import GENERIC_WORDS, key_phrases
+from crowdsift.pipeline.reddit.topicality import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem
 
 __all__ = [

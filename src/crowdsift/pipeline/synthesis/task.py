@@ -14,15 +14,15 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from crowdsift.engines.base import ChatMessage, LocalKit, Phase, Task
-from crowdsift.pipeline.synthesis.config import SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.models import AnswerDraft, SummarizeRequest
 from crowdsift.pipeline.synthesis.prompt import PromptContext, build_messages
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 
 
 class AnswerTask(Task[AnswerDraft]):
-    """Answer ``request``'s question from its evidence within the limits (phase ``synthesis``)."""
+    """Answer ``request``'s question from its evidence within the scope (phase ``synthesis``)."""
 
     phase: ClassVar[Phase] = "synthesis"
     output_model: ClassVar[type[BaseModel]] = AnswerDraft
@@ -30,7 +30,7 @@ class AnswerTask(Task[AnswerDraft]):
     def __init__(
         self,
         request: SummarizeRequest,
-        config: SummarizerConfig,
+        config: SynthesisConfig,
         context: PromptContext | None = None,
     ) -> None:
         self.request = request
@@ -46,14 +46,14 @@ class AnswerTask(Task[AnswerDraft]):
         return build_messages(self.request, self.config, self.context)
 
     def run_local(self, kit: LocalKit) -> AnswerDraft:
-        limits = Limits(
+        scope = AnswerScope(
             compared=tuple(self.context.compared) if self.context.table_required else (),
             max_gems=self.context.max_gems,
             max_dissent=self.context.max_dissent,
             intent=self.context.intent,
             pick=self.context.pick,
         )
-        return local_answer(self.request, self.config, kit.embedder, limits=limits)
+        return local_answer(self.request, self.config, kit.embedder, scope=scope)
 
     def parse(self, data: Any) -> AnswerDraft:
         """Accept the draft, also when a model lists sources as bare IDs (``["abc"]``).

@@ -41,7 +41,7 @@ class ResearchRequest(BaseModel):
         description="Expert ids to ask (see GET /api/experts); empty = Reddit only.",
         examples=[["desk_gear_weekly"]],
     )
-    search_reddit: bool = Field(True, description="Run the Reddit sidecar beside the experts.")
+    search_reddit: bool = Field(True, description="Run the Reddit branch beside the experts.")
     use_recent_only: bool = Field(False, description="Experts: only their last 3 months.")
     engine: Literal["local", "openai"] | None = Field(
         None, description="local (extractive, no key) or openai; default from the settings."

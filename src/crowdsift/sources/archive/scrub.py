@@ -39,8 +39,6 @@ _NAME_KEYS = frozenset(("author", "author_fullname", *_MODERATOR_KEYS))
 BoundRow = tuple[Any, ...]
 """The parameters of one row: its columns (``doc`` compressed, names scrubbed), then
 ``author_hash``, then the text the full-text index gets (not a column)."""
-FTS_AT = -1
-"""Where the indexed text sits in a bound row: last, after the table's columns."""
 
 
 def row_values(

@@ -208,13 +208,6 @@ class SqlExpertStore:
             self._upsert(conn, ExpertPostRow, rows, ("expert_id", "post_id"))
         return len(rows)
 
-    def upsert_links(self, links: Iterable[PostLink]) -> int:
-        """Insert edges not stored yet (an edge has no other fields to update)."""
-        rows = [link.model_dump() for link in links]
-        with self._guard("writing expert links"), self._engine.begin() as conn:
-            self._upsert(conn, ExpertLinkRow, rows, None)
-        return len(rows)
-
     def upsert_comments(self, comments: Iterable[ExpertComment]) -> int:
         rows = self._comment_rows(comments)
         with self._guard("writing expert comments"), self._engine.begin() as conn:

@@ -151,7 +151,7 @@ class ExpertSource(_Model):
 
 
 class CommentSection(_Model):
-    """One of phase 7's four sections; ``title`` is in the query's language."""
+    """One of the comment synthesis' four sections; ``title`` is in the query's language."""
 
     kind: Literal["expert_notes", "community_notes", "expert_drift", "community_opinions"]
     title: str

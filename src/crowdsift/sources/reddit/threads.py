@@ -1,6 +1,6 @@
 """Comment trees: the first ``limit`` comments of a thread, ``depth`` levels deep, in pre-order.
 
-The sidecar's deep drill reads a thread the way a person does: a comment, then the replies
+The Reddit branch's deep drill reads a thread the way a person does: a comment, then the replies
 under it, best first. Sources hand comments over in two shapes, and each has a pure function:
 
 - ``comment_tree`` takes *flat* comments linked by ``parent_id`` (Arctic Shift, the local

@@ -1,4 +1,4 @@
-"""The planner helpers: key phrases and product variants, subreddit choice by topic (on the
+"""Topicality: key phrases and product variants, subreddit choice by topic (on the
 demo archive's real profiles and the built-in list), default list."""
 
 from __future__ import annotations
@@ -7,12 +7,13 @@ import asyncio
 
 import pytest
 
-from crowdsift.core.config.sidecar import SidecarConfig
+from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.engines.base import LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.scripted import ScriptedEngine
 from crowdsift.pipeline.reddit.formulate import formulate
-from crowdsift.pipeline.reddit.planner import (
+from crowdsift.pipeline.reddit.profiles import subreddit_profiles
+from crowdsift.pipeline.reddit.topicality import (
     TOPIC_SHARE,
     SubredditProfile,
     closest_subreddits,
@@ -20,7 +21,6 @@ from crowdsift.pipeline.reddit.planner import (
     topic_scores,
     topical_subreddits,
 )
-from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.sources.archive.demo import ensure_demo_archive
 
 PROFILES = (
@@ -161,7 +161,7 @@ def test_an_engines_pick_with_nothing_on_the_topic_is_dropped(
     question = "Airflow vs Dagster for a small data team?"
     outcome = asyncio.run(
         formulate(
-            question, engine=engine, candidates=demo_profiles, config=SidecarConfig(), closed=False
+            question, engine=engine, candidates=demo_profiles, config=RedditConfig(), closed=False
         )
     )
     assert outcome.analysis.subreddits == ["dataengineering"]
@@ -170,7 +170,7 @@ def test_an_engines_pick_with_nothing_on_the_topic_is_dropped(
     engine = ScriptedEngine([{**draft, "subreddits": ["chatgptcoding", "localllama"]}])
     outcome = asyncio.run(
         formulate(
-            question, engine=engine, candidates=demo_profiles, config=SidecarConfig(), closed=False
+            question, engine=engine, candidates=demo_profiles, config=RedditConfig(), closed=False
         )
     )
     assert outcome.analysis.subreddits == ["apacheairflow", "dataengineering"]

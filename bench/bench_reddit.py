@@ -1,19 +1,19 @@
-"""Sidecar wall time with 150 ms latency per request, as a ratio to its requests done one at a time.
+"""The Reddit branch's wall time at 150 ms a request, as a ratio to its requests done one by one.
 
 The Reddit branch (formulate → plan → fetch → gate → rerank → drill) runs against the
 local Reddit protocol server through the real ``reddit-api`` source (OAuth, rate limiter). The
-server's request log then holds every request the sidecar made; the baseline replays exactly
+server's request log then holds every request the branch made; the baseline replays exactly
 those requests, one at a time, through a fresh source transport in the same run — the sum of
-the sidecar's request latencies had it done them sequentially. The engine is the local engine
+the branch's request latencies had it done them sequentially. The engine is the local engine
 with the hashing embedder, so the figure is about I/O scheduling, not model speed.
 One-time process costs are paid before the clock starts, in both runs alike: the OAuth token
 (each source fetches it once, then caches it) and loading the language detector.
 The server must never have refused a request for exceeding its rate limit, the run must have
 searched every query of its plan and drilled at least one thread, and the replay must reach the
 server with every request: otherwise the run is an error, not a figure.
-Target: sidecar / sequential <= 0.3 (``main()`` returns it as a ``figures.Figure``).
+Target: branch / sequential <= 0.3 (``main()`` returns it as a ``figures.Figure``).
 
-    python bench/bench_sidecar.py [--latency 0.15]
+    python bench/bench_reddit.py [--latency 0.15]
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import repo_root  # noqa: F401 - puts the repository root (tests.support) on sys.path
-from crowdsift.core.config import Settings, SidecarConfig
+from crowdsift.core.config import RedditConfig, Settings
 from crowdsift.core.language import detect_language
 from crowdsift.core.source import RawThing
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
 from crowdsift.pipeline.fetch.fetcher import SearchOptions
-from crowdsift.pipeline.reddit.branch import RedditRun, SidecarDeps, run_reddit
+from crowdsift.pipeline.reddit.branch import RedditDeps, RedditRun, run_reddit
 from crowdsift.sources.reddit.reddit_api import RedditApiSource
 from crowdsift.testing.factories import raw_comment, raw_post
 from figures import Figure, exit_code
@@ -113,12 +113,10 @@ def _settings(server: RedditProtocolServer, home: Path) -> Settings:
     )
 
 
-def _run(
-    server: RedditProtocolServer, config: SidecarConfig, home: Path
-) -> tuple[RedditRun, float]:
+def _run(server: RedditProtocolServer, config: RedditConfig, home: Path) -> tuple[RedditRun, float]:
     settings = _settings(server, home)
     source = RedditApiSource.from_settings(settings)
-    deps = SidecarDeps(
+    deps = RedditDeps(
         source=source,
         engine=LocalEngine(embedder=HashingEmbedder()),
         config=config,
@@ -137,13 +135,13 @@ def _run(
 
 
 def main(latency: float = 0.15) -> dict[str, Any]:
-    config = SidecarConfig()
+    config = RedditConfig()
     with RedditProtocolServer(client_id="bench", client_secret="bench-secret") as server:
         _corpus(server)
         server.latency = latency
         server.set_ratelimit(1000, 600)
         with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
-            run, sidecar_s = _run(server, config, Path(one))
+            run, reddit_s = _run(server, config, Path(one))
             recorded = list(server.requests)
             refused = sum(1 for r in recorded if r.status == 429)
             sequential_s, requests, replayed = _replay(server, recorded, Path(two))
@@ -151,32 +149,32 @@ def main(latency: float = 0.15) -> dict[str, Any]:
     drilled = sum(1 for t in run.threads if t.error is None)
     if requests < max(queries, 1) or replayed < requests:
         raise SystemExit(
-            f"bench_sidecar is broken: the run made {requests} API requests for a plan of "
+            f"bench_reddit is broken: the run made {requests} API requests for a plan of "
             f"{queries} queries and the replay reached the server with {replayed} (a side "
             "served by a cache times nothing)"
         )
     if refused or drilled == 0 or run.timed_out:
         raise SystemExit(
-            f"bench_sidecar is broken: {refused} rate-limit refusals, {drilled} threads drilled, "
-            f"timed out: {run.timed_out}; a sidecar that overruns the rate limit or drills "
+            f"bench_reddit is broken: {refused} rate-limit refusals, {drilled} threads drilled, "
+            f"timed out: {run.timed_out}; a branch that overruns the rate limit or drills "
             "nothing is a bug, not a figure"
         )
     figure = Figure(
-        bench="sidecar",
-        name=f"sidecar wall ({requests} requests)",
-        value=sidecar_s,
+        bench="reddit",
+        name=f"Reddit branch wall ({requests} requests)",
+        value=reddit_s,
         baseline=sequential_s,
         unit="s",
         target=TARGET,
         baseline_name="same requests one at a time",
     )
     print(
-        f"sidecar ({requests} requests: {queries} queries, {drilled} threads drilled, "
-        f"{latency * 1000:.0f} ms latency, concurrency {Settings().concurrency}): sidecar "
-        f"{sidecar_s:.2f} s, same requests one at a time {sequential_s:.2f} s; ratio "
+        f"Reddit branch ({requests} requests: {queries} queries, {drilled} threads drilled, "
+        f"{latency * 1000:.0f} ms latency, concurrency {Settings().concurrency}): branch "
+        f"{reddit_s:.2f} s, same requests one at a time {sequential_s:.2f} s; ratio "
         f"{figure.ratio:.2f} (target <= {TARGET:.2f}); no rate-limit refusals; {figure.verdict}"
     )
-    return {"figures": [figure], "sidecar_s": sidecar_s, "sequential_s": sequential_s,
+    return {"figures": [figure], "reddit_s": reddit_s, "sequential_s": sequential_s,
             "ratio": figure.ratio, "requests": float(requests)}  # fmt: skip
 
 

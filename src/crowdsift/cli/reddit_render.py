@@ -21,7 +21,7 @@ from crowdsift.pipeline.synthesis.models import (
     HiddenGem,
     MinorityReport,
     PivotAlert,
-    SidecarSynthesis,
+    RedditSynthesis,
 )
 
 T = TypeVar("T")
@@ -40,7 +40,7 @@ class Sections:
     @classmethod
     def of(
         cls,
-        synthesis: SidecarSynthesis | None,
+        synthesis: RedditSynthesis | None,
         caps: dict[str, int] | None = None,
         *,
         details: bool = True,

@@ -1,9 +1,11 @@
-"""The Reddit branch's section of the settings: seed 001's limits, each ``CROWDSIFT_SIDECAR_*``.
+"""The Reddit branch's section of the settings: seed 001's limits, each ``CROWDSIFT_REDDIT_*``.
 
-Loaded once with the rest of the settings (``Settings.sidecar``) and passed down. Search
-concurrency and page size are the fetcher's (``CROWDSIFT_CONCURRENCY``, ``CROWDSIFT_PAGE_SIZE``)
-and the summary's length the synthesis' (``CROWDSIFT_SUMMARY_CHAR_BUDGET``); their old
-``CROWDSIFT_SIDECAR_*`` names still set them.
+Loaded once with the rest of the settings (``Settings.reddit``) and passed down. Every variable
+keeps its older name as an alias: ``CROWDSIFT_SIDECAR_<NAME>`` sets what
+``CROWDSIFT_REDDIT_<NAME>`` sets (the name wins when both are set). Search concurrency and page
+size are the fetcher's (``CROWDSIFT_CONCURRENCY``, ``CROWDSIFT_PAGE_SIZE``) and the summary's
+length the synthesis' (``CROWDSIFT_SUMMARY_CHAR_BUDGET``); their old ``CROWDSIFT_SIDECAR_*``
+names still set them.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from crowdsift.core.config.env_source import DocumentedSettings
 
 
 def _env(name: str, field: str) -> AliasChoices:
-    return AliasChoices(f"CROWDSIFT_SIDECAR_{name}", field)
+    """The documented variable, the older name it replaced (an alias), the field name."""
+    return AliasChoices(f"CROWDSIFT_REDDIT_{name}", f"CROWDSIFT_SIDECAR_{name}", field)
 
 
-class SidecarConfig(DocumentedSettings):
-    """Construct directly in tests (field names); ``SidecarConfig()`` reads the environment.
+class RedditConfig(DocumentedSettings):
+    """Construct directly in tests (field names); ``RedditConfig()`` reads the environment.
 
     Unknown field names are an error (a typo must not silently keep a default)."""
 

@@ -1,4 +1,4 @@
-"""Planning helpers the formulation builds on: subreddit profiles, key phrases, closest subs.
+"""Which subreddits a question is about, and its key phrases: what the formulation builds on.
 
 ``key_phrases`` extracts key phrases and spelling variants of product names ("plaud.ai",
 "plaud ai", "plaud") from a question. ``topical_subreddits`` keeps the subreddits whose profile
@@ -39,7 +39,7 @@ _NAME_BREAK = re.compile(r"[,;:!?()/&]|\.\s")
 
 
 class SubredditProfile(BaseModel):
-    """A subreddit the planner may choose, described by what is posted there."""
+    """A subreddit the formulation may choose, described by what is posted there."""
 
     name: str
     description: str = ""
