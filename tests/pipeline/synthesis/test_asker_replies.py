@@ -10,12 +10,12 @@ from uuid import uuid4
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.pipeline.reddit.models import DrilledThread, RankedPost, ThreadComment
 from crowdsift.pipeline.synthesis.candidates import items_of
-from crowdsift.pipeline.synthesis.config import SelectorConfig, SummarizerConfig
+from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 from crowdsift.pipeline.synthesis.prompt import render_post
 from crowdsift.pipeline.synthesis.recommended import recommended_rows
-from crowdsift.pipeline.synthesis.sections import Limits
+from crowdsift.pipeline.synthesis.sections import AnswerScope
 from crowdsift.pipeline.synthesis.selector import select_threads
 from crowdsift.testing.factories import make_post
 
@@ -78,7 +78,7 @@ def test_the_askers_replies_are_context_and_their_solution_is_an_answer() -> Non
     ])  # fmt: skip
     request = evidence(thread)
     draft = local_answer(
-        request, SummarizerConfig(), HashingEmbedder(), limits=Limits(intent="troubleshooting")
+        request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope(intent="troubleshooting")
     )
     shown = " ".join([draft.summary, *draft.highlights, *draft.cautions])
     assert "Disable the drive head parking" in shown  # the community's answer leads

@@ -92,6 +92,15 @@ def dissent_marker(text: str) -> str | None:
     return match.group(0) if match else None
 
 
+MIN_REASON_CHARS = 80
+"""Dissent shorter than this, without a specific, is a grunt, not an argument."""
+
+
+def gives_reason(text: str) -> bool:
+    """Dissent worth reading argues: it is long enough to reason, or it names a specific."""
+    return len(text.strip()) >= MIN_REASON_CHARS or specificity(text) > 0
+
+
 # --- pivots ---------------------------------------------------------------------------------
 
 _WORD = r"[A-Za-z0-9](?:[\w.+#-]*[\w+#])?"
