@@ -386,6 +386,7 @@ async def _synthesize(
                     synthesis_config=SynthesisConfig.from_settings(deps.settings),
                     reddit_config=config,
                     fallback=deps.fallback,
+                    skipped=run.report.skipped_subreddits if run and run.report else None,
                 )
                 return Synthesized(answer=answer)
     except TimeoutError:

@@ -160,6 +160,24 @@ def test_the_abstention_names_where_it_looked_and_the_subject() -> None:
     )
 
 
+def test_an_empty_search_names_what_it_could_not_search_and_why() -> None:
+    subject = question_subject(SONY, None)
+    assert subject is not None
+    places = ["r/headphones", "r/science"]
+    skipped = {"Science": "it holds comments but no posts"}
+    assert abstention_sentence(subject, places, found=False, skipped=skipped) == (
+        "The search of r/headphones found no thread for this question. "
+        "r/science was not searched: it holds comments but no posts."
+    )
+    assert abstention_sentence(subject, ["r/science"], found=False, skipped=skipped) == (
+        "No thread could be searched for this question. "
+        "r/science was not searched: it holds comments but no posts."
+    )
+    assert abstention_sentence(subject, ["r/headphones"], found=False) == (
+        "The search of r/headphones found no thread for this question."
+    )
+
+
 def test_amounts_are_not_model_numbers() -> None:
     subject = question_subject("Is a 7B model on a 16GB card useful for coding?", None)
     assert subject is not None and ("model",) in subject.terms  # content words, not a "model"

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from crowdsift.cli.archive import app
+from crowdsift.cli.main import app as main_app
 from crowdsift.core.errors import SubredditUnavailableError
 from crowdsift.sources.archive import db
 from crowdsift.sources.archive.importer import import_files
@@ -53,6 +54,26 @@ def test_comments_without_their_posts_are_counted_and_said_unsearchable_by_both(
             held_subreddits(conn, "gardening", "archive")
     finally:
         conn.close()
+
+
+def test_an_answer_over_comments_without_their_posts_says_why_nothing_was_searched(
+    tmp_path: Path, kit: Any, settings_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = {"data": [kit.comment("c1", "p1", subreddit="Science")], "metadata": {}}
+    path = tmp_path / "search.json"
+    path.write_text(json.dumps(answer))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    imported = runner.invoke(main_app, ["archive", "import", str(path)], catch_exceptions=False)
+    assert imported.exit_code == 0, imported.output
+    asked = runner.invoke(
+        main_app,
+        ["ask", "Is quantum computing close?", "--source", "archive", "--engine", "local",
+         "-r", "science"],
+        catch_exceptions=False,
+    )  # fmt: skip
+    said = " ".join(asked.stdout.split())
+    assert "No thread could be searched for this question." in said  # not "found no thread"
+    assert "r/science was not searched:" in said and "import the posts too" in said
 
 
 def test_stats_dates_ignore_records_without_a_time(tmp_path: Path, kit: Any, dump: Any) -> None:

@@ -130,8 +130,12 @@ async def synthesize_answer(
     reddit_config: RedditConfig | None = None,
     prompt_version: str = "v1",
     fallback: Engine | None = None,
+    skipped: Mapping[str, str] | None = None,
 ) -> Answer:
     """Answer ``question`` from ``threads`` (and ``extra`` videos/products) with one call.
+
+    ``skipped``: the subreddits the search could not search, with why (an answer that found
+    nothing says so, never only "no thread").
 
     ``selector_config`` defaults to ``SelectorConfig.for_drilled_threads``; the summary's
     budget and caps come from ``synthesis_config``, the sections' caps from
@@ -152,7 +156,9 @@ async def synthesize_answer(
         # A search ran and found nothing on the subject: that is an abstention, said plainly.
         subject = question_subject(question, analysis) or Subject(name="this question", terms=())
         places = looked_in(analysis, threads, extra)
-        return _abstain(request, subject, places, engine_name=engine.name, found=False)
+        return _abstain(
+            request, subject, places, engine_name=engine.name, found=False, skipped=skipped
+        )
     if request.post_payloads:  # no search at all (no analysis) keeps its own answer
         verdict = judge_subject(question, analysis, threads, extra)
         if not verdict.discussed and verdict.subject is not None:
@@ -284,6 +290,7 @@ def _abstain(
     *,
     engine_name: str,
     found: bool = True,
+    skipped: Mapping[str, str] | None = None,
 ) -> Answer:
     """The evidence never mentions the question's subject (or the search found no post at
     all, ``found=False``): say so, cite nothing, and do not ask the engine to summarise."""
@@ -293,7 +300,7 @@ def _abstain(
         if found
         else "the search found no post that passed the filters and the relevance check"
     )
-    summary = abstention_sentence(subject, places, found=found)
+    summary = abstention_sentence(subject, places, found=found, skipped=skipped or {})
     return _abstained(request, summary, why, engine_name=engine_name)
 
 

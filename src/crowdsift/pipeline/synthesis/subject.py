@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from crowdsift.core.text import STOPWORDS
@@ -315,6 +315,8 @@ def judge_subject(
 
 
 _KIND_NAMES = {"youtube": "YouTube", "amazon": "Amazon"}
+MAX_GAPS = 3
+"""Subreddits an empty answer names as not searched, at most."""
 
 
 def looked_in(
@@ -329,13 +331,29 @@ def looked_in(
     return places
 
 
-def abstention_sentence(subject: Subject, places: Sequence[str], *, found: bool = True) -> str:
+def abstention_sentence(
+    subject: Subject,
+    places: Sequence[str],
+    *,
+    found: bool = True,
+    skipped: Mapping[str, str] | None = None,
+) -> str:
     """ "Nothing in r/gadgets, r/productivity discusses the Sony WH-1000XM6." When the search
     found no thread at all (``found=False``: nothing in the window, nothing matched), it says
-    that instead: the forum may well discuss the subject outside what was searched."""
+    that instead: the forum may well discuss the subject outside what was searched; and names
+    each subreddit it could not search (``skipped``) with why, so a gap in the data is never
+    read as the community's silence."""
     if not found:
-        where = ", ".join(places) if places else "the sources"
-        return f"The search of {where} found no thread for this question."
+        gaps = {f"r/{name.lower()}": why for name, why in (skipped or {}).items()}
+        searched = [place for place in places if place.lower() not in gaps]
+        where = ", ".join(searched) if searched else "the sources"
+        said = (
+            f"The search of {where} found no thread for this question."
+            if searched or not gaps
+            else "No thread could be searched for this question."
+        )
+        notes = [f"{name} was not searched: {why}." for name, why in gaps.items()]
+        return " ".join([said, *notes[:MAX_GAPS]])
     where = ", ".join(places) if places else "the fetched posts"
     return f"Nothing in {where} discusses {subject.name}."
 
