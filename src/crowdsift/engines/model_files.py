@@ -157,7 +157,7 @@ def download_model(
     target: Path,
     *,
     base_url: str = DEFAULT_DOWNLOAD_URL,
-    files: tuple[PublishedFile, ...] = PUBLISHED,
+    files: tuple[PublishedFile, ...] | None = None,
     client: httpx.Client | None = None,
     progress: Progress | None = None,
 ) -> Path:
@@ -166,7 +166,9 @@ def download_model(
     Every file goes to a staging folder beside ``target`` and is checked (size, SHA-256) as it
     streams; only when all match is the staging folder renamed to ``target``, so a failure or
     an interrupted run never leaves a half-written model where a later run would find it.
+    ``files`` defaults to ``PUBLISHED``.
     """
+    files = PUBLISHED if files is None else files
     if is_model_folder(target):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

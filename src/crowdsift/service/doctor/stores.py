@@ -155,8 +155,7 @@ def check_chroma(ctx: DoctorContext) -> Check:
         return Check(
             name="chroma",
             status="ok",  # only feeds use Chroma; `ask` works without it
-            detail="not installed (only `crowdsift feed` needs it)",
-            fix=f"for feeds: {pip_line('feed')}",
+            detail=f"not installed: only `crowdsift feed` needs it ({pip_line('feed')})",
         )
     url = ctx.settings.chroma_url
     if url:
