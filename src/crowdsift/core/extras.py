@@ -49,7 +49,8 @@ def require_extra(extra: Extra, *modules: str, purpose: str | None = None) -> No
         if not has_module(module):
             what = purpose or EXTRAS[extra]
             raise MissingExtraError(
-                f"{what} needs the [{extra}] extra ({module} is not installed): {pip_line(extra)}",
+                f"{what}: the [{extra}] extra is not installed ({module} is missing); "
+                f"{pip_line(extra)}",
                 extra=extra,
                 pip_line=pip_line(extra),
             )
