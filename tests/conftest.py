@@ -45,6 +45,9 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     # reddit-api refuses to run without a user agent naming its operator; tests talk to local
     # servers only, so they say so (a test of that refusal deletes it)
     monkeypatch.setenv("REDDIT_USER_AGENT", "test:crowdsift-tests:0 (local protocol servers)")
+    # no test downloads the embedding model from huggingface.co (a test of the download path
+    # unsets this and serves its own model on 127.0.0.1)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     for name in [n for n in os.environ if n.startswith("CROWDSIFT_") and n != "CROWDSIFT_HOME"]:
         if not name.startswith("CROWDSIFT_TEST_"):
             monkeypatch.delenv(name)

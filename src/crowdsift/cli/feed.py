@@ -22,6 +22,7 @@ from rich.text import Text
 from crowdsift.cli.support import engine_choice, error, exit_codes
 from crowdsift.core.config import get_settings
 from crowdsift.core.errors import PlanError
+from crowdsift.core.extras import require_extra
 
 if TYPE_CHECKING:
     from crowdsift.feed.simulation import SimulationSummary
@@ -58,6 +59,7 @@ def index(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Index posts into the feed store (Chroma) so `feed` and `simulate` can read them."""
+    _require_feed_extra()
     from crowdsift.feed.commands import run_index
 
     if fetch_result is not None and archive is not None:
@@ -111,6 +113,7 @@ def feed(
     as_json: Annotated[bool, typer.Option("--json", help="Print the posts as JSON.")] = False,
 ) -> None:
     """Show one feed from the index: the posts closest to your interests, or a random sample."""
+    _require_feed_extra()
     from crowdsift.feed.commands import run_feed
 
     with exit_codes():
@@ -149,6 +152,7 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Agents read feeds for N rounds and like, comment, share or skip; actions go to JSONL."""
+    _require_feed_extra()
     from crowdsift.feed.commands import default_actions_path, run_simulate
 
     settings = get_settings()
@@ -174,6 +178,12 @@ def simulate(
     else:
         _print_summary(summary)
     typer.echo(f"actions written to {target}", err=True)
+
+
+def _require_feed_extra() -> None:
+    """Feeds live in Chroma, the ``[feed]`` extra: without it, exit 2 with the pip line."""
+    with exit_codes():
+        require_extra("feed", "chromadb")
 
 
 def _checked(call: Callable[[], T]) -> T:

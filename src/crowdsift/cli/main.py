@@ -35,6 +35,7 @@ from crowdsift.cli.support import source_name as _source_name
 from crowdsift.cli.support import source_warnings as _source_warnings
 from crowdsift.core.config import Settings, get_settings
 from crowdsift.core.errors import ConfigError, PlanError
+from crowdsift.core.extras import require_extra
 from crowdsift.core.log import configure_logging, configure_terminal_logging, register_secrets
 from crowdsift.core.models import SCHEMA_MODELS
 from crowdsift.core.tracing import configure_tracing
@@ -335,9 +336,10 @@ def serve(
     port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535)] = 8000,
 ) -> None:
     """Run the HTTP API and the web page (jobs run in-process unless CROWDSIFT_BROKER_URL)."""
-    from crowdsift.service.api.server import run_server
-
     with _exit_codes():
+        require_extra("serve", "fastapi", "uvicorn", "fastapi_offline", "prometheus_client")
+        from crowdsift.service.api.server import run_server
+
         run_server(get_settings(), host=host, port=port)
 
 
@@ -349,9 +351,10 @@ def worker(
     ] = None,
 ) -> None:
     """Run a Celery worker for research jobs (needs CROWDSIFT_BROKER_URL)."""
-    from crowdsift.service.jobs.celery_app import run_worker
-
     with _exit_codes():
+        require_extra("scale", "celery", "redis")
+        from crowdsift.service.jobs.celery_app import run_worker
+
         run_worker(get_settings(), concurrency=concurrency)
 
 
@@ -366,9 +369,10 @@ def mcp_command(
     port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535)] = 8765,
 ) -> None:
     """Run the MCP server (tools: research, fetch, feed, list_experts) for AI assistants."""
-    from crowdsift.service.mcp_server import run_mcp
-
     with _exit_codes():
+        require_extra("mcp", "mcp")
+        from crowdsift.service.mcp_server import run_mcp
+
         run_mcp(get_settings(), http=http, host=host, port=port)
 
 

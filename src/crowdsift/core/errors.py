@@ -3,8 +3,11 @@
 ```
 CrowdsiftError                 base: catch this to catch everything of ours
 ├── ConfigError                a setting is missing or invalid
-│   └── UsageError             asked for what cannot be: a source without its credentials (exit 2)
-│       └── UnknownExpertError   an expert id nobody imported (exit 2; the API answers 422)
+│   ├── UsageError             asked for what cannot be: a source without its credentials (exit 2)
+│   │   ├── UnknownExpertError   an expert id nobody imported (exit 2; the API answers 422)
+│   │   ├── MissingExtraError    a command's extra is not installed; says the pip line (exit 2)
+│   │   └── ModelUnavailableError  no embedding model found and none may be downloaded (exit 2)
+│   └── ModelDownloadError     the embedding model's download failed (HTTP, size, SHA-256)
 ├── PlanError                  a SearchPlan file cannot be read or validated
 ├── SourceError                a content source failed
 │   ├── AuthError              the token endpoint refused our credentials
@@ -55,6 +58,26 @@ class UnknownExpertError(UsageError):
         )
         self.missing = missing
         self.known = known
+
+
+class MissingExtraError(UsageError):
+    """A command needs an optional part (an extra) that is not installed; the message ends
+    with the exact ``pip install 'crowdsift[...]'`` line (``core.extras.require_extra``)."""
+
+    def __init__(self, message: str, *, extra: str, pip_line: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+        self.pip_line = pip_line
+
+
+class ModelUnavailableError(UsageError):
+    """The local engine found no embedding model and may not download one; the message says
+    the two ways to get it (``engines.model_files``)."""
+
+
+class ModelDownloadError(ConfigError):
+    """Downloading the embedding model failed (HTTP status, connection, size or SHA-256);
+    nothing was left in the cache."""
 
 
 class PlanError(CrowdsiftError):

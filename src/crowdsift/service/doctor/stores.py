@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from crowdsift.core.extras import has_module, pip_line
 from crowdsift.core.log import REDACTED
 from crowdsift.service.doctor.context import DoctorContext
 from crowdsift.service.doctor.models import Check
@@ -112,6 +113,14 @@ def check_redis(ctx: DoctorContext) -> Check | None:
             roles.setdefault(url, []).append(role)
     if not roles:
         return None
+    if not has_module("redis"):
+        return Check(
+            name="redis",
+            status="fail" if ctx.settings.cache_url in roles else "warn",
+            detail=f"{', '.join(safe_url(url) for url in roles)} is set, but the redis package "
+            "is not installed",
+            fix=f"{pip_line('scale')}, or unset CROWDSIFT_CACHE_URL / CROWDSIFT_BROKER_URL",
+        )
     import redis
 
     answered, failed = [], []
@@ -142,6 +151,12 @@ def check_redis(ctx: DoctorContext) -> Check | None:
 
 def check_chroma(ctx: DoctorContext) -> Check:
     """Chroma, as feeds use it: the server's heartbeat, or the local directory's state."""
+    if not has_module("chromadb"):
+        return Check(
+            name="chroma",
+            status="ok",  # only feeds use Chroma; `ask` works without it
+            detail=f"not installed: only `crowdsift feed` needs it ({pip_line('feed')})",
+        )
     url = ctx.settings.chroma_url
     if url:
         base = url.rstrip("/")

@@ -7,6 +7,7 @@ import { answerBlock, citeLink, overallReason } from "./answer.js";
 import {
   $, badge, bulletList, el, engineLabel, prose, section, show, sourceLink, statusBadge,
 } from "./dom.js";
+import { reportLinks } from "./reports.js";
 import { kindLabel, otherSources, summaryTitle } from "./sources.js";
 
 // ---- Experts picker -------------------------------------------------------------------------
@@ -74,7 +75,9 @@ export function renderJob(job, nameOf) {
   const error = job.status === "failed" ? job.error || "the job failed without a message" : null;
   $("result-error").textContent = error ? `Error: ${error}` : "";
   show($("result-error"), Boolean(error));
-  $("result-meta").replaceChildren(...(result ? resultMeta(result) : []));
+  const done = result && job.status === "done";
+  $("result-meta").replaceChildren(...(result ? resultMeta(result) : []),
+    ...(done ? [reportLinks(String(job.id))] : []));
 
   // Reddit-only mode (no expert asked) shows no expert section at all, not empty cards.
   const responses = (result && result.expert_responses) || [];
