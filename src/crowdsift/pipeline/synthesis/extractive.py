@@ -17,7 +17,7 @@ every part of the answer is claims people wrote, chosen the way a careful reader
   remains: a summary padded with off-topic sentences is worse than a short one.
 - **highlights**: further strong, short, distinct claims that are not risks; **cautions**:
   relevant risks and caveats (``claims.is_risk``: never a tip), none repeating the summary.
-- **hidden gems, minority report, pivot alerts, comparison table**: ``sections``.
+- **hidden gems, minority report, pivot alerts, comparison table**: ``sections.draft_sections``.
 
 Every claim is embedded once, in one batch, and every tie is broken by evidence order, so
 equal inputs give equal output. Votes, karma and dates are filled in by the grounding check.
