@@ -63,7 +63,7 @@ def main_options(
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="-v for INFO, -vv for DEBUG logs.")
     ] = 0,
-    version: Annotated[
+    _show_version: Annotated[  # read by its eager callback, which prints and exits
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show version.")
     ] = False,
 ) -> None:

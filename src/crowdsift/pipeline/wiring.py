@@ -185,7 +185,7 @@ def _progress_sink(progress: bool | Progress) -> Progress:
     """True prints to stderr, a callable receives the events, False drops them."""
     if callable(progress):
         return progress
-    return _print_progress if progress else (lambda stage, message: None)
+    return _print_progress if progress else (lambda _stage, _message: None)
 
 
 def _print_progress(stage: str, message: str) -> None:

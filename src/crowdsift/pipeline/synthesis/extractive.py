@@ -115,9 +115,7 @@ def local_answer(
     weights = config.scoring
     scores = claim_scores(request.query, candidates, relevance, similarity, weights)
     scores = scores + reader_bonus(request.query, candidates, similarity, scope, weights)
-    answering = _answering(
-        candidates, scores, relevance, lexical_share(request.query, candidates), scope
-    )
+    answering = _answering(candidates, scores, relevance, lexical_share(request.query, candidates))
     answering = on_subject(request.query, candidates, scores, answering)
     near = _peer_threads(request.post_payloads, threads @ vectors[0])
     peers = {i for i, c in enumerate(candidates) if any(it.thread in near for it in c.items)}
@@ -271,7 +269,6 @@ def _answering(
     scores: Floats,
     relevance: Floats,
     lexical: Floats,
-    scope: AnswerScope,
 ) -> list[int]:
     """Claims that may answer: well scored, near the most question-like claim, and naming
     a fair share of what the question names (words weighted by rarity) or being a fix its

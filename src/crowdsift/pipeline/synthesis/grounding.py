@@ -118,7 +118,7 @@ def ground(
             ledger.cite(_entries_of(text, ledger.index))
         cited_lists.append(kept)
     highlights, cautions = cited_lists
-    sources = _sources(draft, request, ledger, [*ledger.cited.values()])
+    sources = _sources(draft, ledger, [*ledger.cited.values()])
     if request.post_payloads and not sources:
         ledger.problems.append("the summary cites none of the evidence")
     elif (missing := off_subject(sources, judged or {})) is not None:
@@ -223,7 +223,6 @@ def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
 
 def _sources(
     draft: AnswerDraft,
-    request: SummarizeRequest,
     ledger: Ledger,
     cited: Iterable[EvidenceEntry],
 ) -> list[Source]:

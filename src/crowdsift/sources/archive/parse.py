@@ -394,14 +394,8 @@ def record_from_dict(
     cleaned already), so cleaning is skipped. Runs once per unusual record of a dump, hence
     the inlined type checks.
     """
+    kind = _record_kind(data, kind)
     if kind is None:
-        if "title" in data:
-            kind = "t3"
-        elif "body" in data and "link_id" in data:
-            kind = "t1"
-        else:
-            return None
-    elif kind not in _RECORD_KINDS:
         return None
     if escaped:
         clean_strings(data)
@@ -433,18 +427,7 @@ def record_from_dict(
             retrieved,
             data,
         )
-    link = data.get("link_id")
-    if type(link) is str and link[:3] == "t3_" and len(link) > 3 and link.strip() == link:
-        link = link[3:]
-    else:
-        link = bare_id(link)
-    if not link:
-        raise BadRecordError(f"t1_{record_id}: missing link_id")
-    parent = data.get("parent_id")
-    if type(parent) is not str or parent[:3] not in ("t1_", "t3_"):
-        parent = parent_fullname(parent, link)
-    else:
-        parent = parent.strip()
+    link, parent = _thread_of(data, record_id)
     return CommentRow(
         record_id,
         link,
@@ -457,6 +440,34 @@ def record_from_dict(
         retrieved,
         data,
     )
+
+
+def _record_kind(data: RawDict, kind: str | None) -> str | None:
+    """``t3`` or ``t1``: as given, else what the fields say; None for anything else."""
+    if kind is not None:
+        return kind if kind in _RECORD_KINDS else None
+    if "title" in data:
+        return "t3"
+    if "body" in data and "link_id" in data:
+        return "t1"
+    return None
+
+
+def _thread_of(data: RawDict, record_id: str) -> tuple[str, str]:
+    """A comment's post id and its parent's fullname."""
+    link = data.get("link_id")
+    if type(link) is str and link[:3] == "t3_" and len(link) > 3 and link.strip() == link:
+        link = link[3:]
+    else:
+        link = bare_id(link)
+    if not link:
+        raise BadRecordError(f"t1_{record_id}: missing link_id")
+    parent = data.get("parent_id")
+    if type(parent) is not str or parent[:3] not in ("t1_", "t3_"):
+        parent = parent_fullname(parent, link)
+    else:
+        parent = parent.strip()
+    return link, parent
 
 
 def _plain_text(value: object) -> str:
