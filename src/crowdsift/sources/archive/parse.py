@@ -336,24 +336,34 @@ def _fast_record(obj: RawDict) -> Record | None:
         or "updated_utc" in obj
     ):
         retrieved = retrieved_time(obj)
+    sub = subreddit.lower()
     if "title" in obj:
-        title = get("title")
-        selftext = get("selftext", "")
-        num_comments = get("num_comments")
-        if type(title) is not str or type(selftext) is not str or type(num_comments) is not int:
-            return None
-        return PostRow(
-            record_id,
-            subreddit.lower(),
-            author,
-            title,
-            selftext,
-            score,
-            num_comments,
-            created,
-            retrieved,
-            obj,
-        )
+        return _fast_post(obj, record_id, sub, author, score, created, retrieved)
+    return _fast_comment(obj, record_id, sub, author, score, created, retrieved)
+
+
+def _fast_post(
+    obj: RawDict, record_id: str, sub: str, author: str | None, score: int, created: int,
+    retrieved: int,
+) -> PostRow | None:  # fmt: skip
+    """``_fast_record``'s post: title, body and comment count of the plain types, else None."""
+    get = obj.get
+    title = get("title")
+    selftext = get("selftext", "")
+    num_comments = get("num_comments")
+    if type(title) is not str or type(selftext) is not str or type(num_comments) is not int:
+        return None
+    return PostRow(
+        record_id, sub, author, title, selftext, score, num_comments, created, retrieved, obj
+    )
+
+
+def _fast_comment(
+    obj: RawDict, record_id: str, sub: str, author: str | None, score: int, created: int,
+    retrieved: int,
+) -> CommentRow | None:  # fmt: skip
+    """``_fast_record``'s comment: a body, a ``t3_`` link and a prefixed parent, else None."""
+    get = obj.get
     body = get("body")
     link = get("link_id")
     parent = get("parent_id")
@@ -368,16 +378,7 @@ def _fast_record(obj: RawDict) -> Record | None:
     ):
         return None
     return CommentRow(
-        record_id,
-        link[3:],
-        parent.strip(),
-        subreddit.lower(),
-        author,
-        body,
-        score,
-        created,
-        retrieved,
-        obj,
+        record_id, link[3:], parent.strip(), sub, author, body, score, created, retrieved, obj
     )
 
 
