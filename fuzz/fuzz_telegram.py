@@ -56,7 +56,7 @@ class Collected:
         links: Sequence[PostLink],
         comments: Sequence[ExpertComment],
         *,
-        digest: str | None = None,
+        digest: str | None = None,  # noqa: ARG002  # ExpertStore's; the target checks shapes
     ) -> None:
         kept = {post.post_id for post in posts}
         assert all(link.source_id in kept and link.target_id in kept for link in links)

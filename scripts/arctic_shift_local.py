@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stop = threading.Event()
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
+    def on_signal(_signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
     signal.signal(signal.SIGINT, on_signal)

@@ -196,51 +196,65 @@ def build_graph(package_dir: Path, package: str = ROOT_PACKAGE) -> Graph:
 
 def strongly_connected(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """Tarjan's algorithm (iterative): the components with more than one node, each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    components: list[list[str]] = []
-    counter = 0
+    tarjan = _Tarjan(graph)
     for root in sorted(graph):
-        if root in index:
-            continue
-        work: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
+        if root not in tarjan.index:
+            tarjan.walk(root)
+    return sorted(tarjan.components)
+
+
+class _Tarjan:
+    """The state of one run of Tarjan's algorithm over ``graph``."""
+
+    def __init__(self, graph: Mapping[str, Iterable[str]]) -> None:
+        self.graph = graph
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.on_stack: set[str] = set()
+        self.stack: list[str] = []
+        self.components: list[list[str]] = []
+
+    def visit(self, node: str) -> tuple[str, Iterator[str]]:
+        self.index[node] = self.low[node] = len(self.index)
+        self.stack.append(node)
+        self.on_stack.add(node)
+        return node, iter(sorted(self.graph.get(node, ())))
+
+    def walk(self, root: str) -> None:
+        work = [self.visit(root)]
         while work:
             node, successors = work[-1]
-            advanced = False
-            for succ in successors:
-                if succ not in index:
-                    index[succ] = low[succ] = counter
-                    counter += 1
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    work.append((succ, iter(sorted(graph.get(succ, ())))))
-                    advanced = True
-                    break
-                if succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-            if advanced:
+            unseen = self.next_unseen(node, successors)
+            if unseen is not None:
+                work.append(self.visit(unseen))
                 continue
             work.pop()
             if work:
                 parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component: list[str] = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    components.append(sorted(component))
-    return sorted(components)
+                self.low[parent] = min(self.low[parent], self.low[node])
+            if self.low[node] == self.index[node]:
+                self.close(node)
+
+    def next_unseen(self, node: str, successors: Iterator[str]) -> str | None:
+        """The next successor not visited yet; those on the stack lower ``node``'s link."""
+        for succ in successors:
+            if succ not in self.index:
+                return succ
+            if succ in self.on_stack:
+                self.low[node] = min(self.low[node], self.index[succ])
+        return None
+
+    def close(self, node: str) -> None:
+        """Pop ``node``'s component; keep it when it is a cycle (more than one module)."""
+        component: list[str] = []
+        while True:
+            member = self.stack.pop()
+            self.on_stack.discard(member)
+            component.append(member)
+            if member == node:
+                break
+        if len(component) > 1:
+            self.components.append(sorted(component))
 
 
 def _shortest_path(graph: Mapping[str, Iterable[str]], start: str, goal: str) -> list[str]:

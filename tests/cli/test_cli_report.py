@@ -32,7 +32,7 @@ def crafted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The research returns ``comparison_result()``; the list records each question asked."""
     asked: list[str] = []
 
-    async def research(question: str, **kwargs: Any) -> ResearchResult:
+    async def research(question: str, **_kwargs: Any) -> ResearchResult:
         asked.append(question)
         return comparison_result()
 

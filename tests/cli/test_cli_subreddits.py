@@ -63,7 +63,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ArcticShiftServer]:
 def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Search embeds with the hashing fake, not the model (the model has its own tests)."""
 
-    def build(settings: object) -> Embedder:
+    def build(_settings: object) -> Embedder:
         return HashingEmbedder()
 
     monkeypatch.setattr(subreddits_cli, "_embedder", build)

@@ -82,7 +82,7 @@ class _Switch(Sampler):
 
     on = False
 
-    def should_sample(self, *args: Any, **kwargs: Any) -> SamplingResult:
+    def should_sample(self, *_args: Any, **_kwargs: Any) -> SamplingResult:
         return SamplingResult(Decision.RECORD_AND_SAMPLE if self.on else Decision.DROP)
 
     def get_description(self) -> str:
@@ -139,7 +139,7 @@ def test_observe_wraps_a_sync_function_with_attributes_from_args_and_result(
         attributes=lambda items, source: {ITEMS_IN: len(items), SOURCE: source, "x.none": None},
         result_attributes=lambda kept: {ITEMS_OUT: len(kept)},
     )
-    def keep_even(items: list[int], source: str) -> list[int]:
+    def keep_even(items: list[int], _source: str) -> list[int]:
         return [i for i in items if i % 2 == 0]
 
     assert keep_even([1, 2, 3, 4, 6], "reddit") == [2, 4, 6]
@@ -200,7 +200,7 @@ def test_an_exception_sets_error_status_is_recorded_redacted_and_propagates(
 def test_cancellation_is_not_an_error_and_a_broken_callback_costs_only_its_attributes(
     spans: InMemorySpanExporter,
 ) -> None:
-    def broken(*args: Any) -> dict[str, int]:
+    def broken(*_args: Any) -> dict[str, int]:
         raise KeyError("no such field")
 
     @observe("slow", attributes=broken)
@@ -303,7 +303,7 @@ async def youtube_tool(query: str, engine: Any) -> SourceFetch:
     videos += [video(3, "Phone recording app vs Plaud Note transcripts")]
     videos += [video(4, "Sourdough starter in ten minutes")]
     return await gated_source_fetch(
-        query, kind="youtube", fetch=lambda q, limit: videos[:limit], engine=engine
+        query, kind="youtube", fetch=lambda _q, limit: videos[:limit], engine=engine
     )
 
 
@@ -344,24 +344,8 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     # ignore[union-attr]
     assert "research.reddit" in ancestors(search, finished)
 
-    engine_spans = [s for s in finished if s.name.startswith("engine.")]
-    assert len(engine_spans) == len(engine.requests) == run.result.usage.calls
-    phases = [dict(s.attributes or {})[PHASE] for s in engine_spans]
-    assert sorted(phases) == sorted(task.phase for task in engine.requests)
-    assert all(s.name == f"engine.{p}" for s, p in zip(engine_spans, phases, strict=True))
-    for span in engine_spans:
-        attrs = dict(span.attributes or {})
-        assert attrs[MODEL] == "scripted" and attrs[ENGINE] == "scripted"
-        assert (attrs[INPUT_TOKENS], attrs[OUTPUT_TOKENS]) == (120, 30)
-        assert attrs[COST_USD] == 0.0 and LATENCY_MS in attrs
-
-    experts = named(finished, "expert")
-    assert sorted(dict(s.attributes or {})["crowdsift.expert_id"] for s in experts) == EXPERTS
-    for expert in experts:
-        laps = [s for s in finished if s.parent and s.parent.span_id == expert.context.span_id]
-        assert {s.name for s in laps} >= {f"expert.{p}" for p in EXPERT_PHASES}
-    map_calls = [s for s in engine_spans if s.name == "engine.map"]
-    assert map_calls and all(ancestors(s, finished)[0] == "expert" for s in map_calls)
+    engine_spans = _assert_engine_spans(finished, engine, run.result.usage.calls)
+    _assert_expert_spans(finished, engine_spans)
 
     gates = named(finished, "relevance_filter")
     (gate,) = [g for g in gates if dict(g.attributes or {})[SOURCE] == "youtube"]
@@ -380,6 +364,36 @@ def test_a_research_run_is_one_tree_with_stage_engine_and_gate_spans(
     assert reddit_gates and all(
         ancestors(g, finished)[:2] == ["reddit.search", "research.reddit"] for g in reddit_gates
     )
+
+
+def _assert_engine_spans(
+    finished: Sequence[ReadableSpan], engine: ScriptedEngine, calls: int
+) -> list[ReadableSpan]:
+    """One ``engine.<phase>`` span per call, each with its model, tokens, cost and latency."""
+    engine_spans = [s for s in finished if s.name.startswith("engine.")]
+    assert len(engine_spans) == len(engine.requests) == calls
+    phases = [dict(s.attributes or {})[PHASE] for s in engine_spans]
+    assert sorted(phases) == sorted(task.phase for task in engine.requests)
+    assert all(s.name == f"engine.{p}" for s, p in zip(engine_spans, phases, strict=True))
+    for span in engine_spans:
+        attrs = dict(span.attributes or {})
+        assert attrs[MODEL] == "scripted" and attrs[ENGINE] == "scripted"
+        assert (attrs[INPUT_TOKENS], attrs[OUTPUT_TOKENS]) == (120, 30)
+        assert attrs[COST_USD] == 0.0 and LATENCY_MS in attrs
+    return engine_spans
+
+
+def _assert_expert_spans(
+    finished: Sequence[ReadableSpan], engine_spans: Sequence[ReadableSpan]
+) -> None:
+    """An ``expert`` span per expert, a lap span per phase under it, its map calls inside."""
+    experts = named(finished, "expert")
+    assert sorted(dict(s.attributes or {})["crowdsift.expert_id"] for s in experts) == EXPERTS
+    for expert in experts:
+        laps = [s for s in finished if s.parent and s.parent.span_id == expert.context.span_id]
+        assert {s.name for s in laps} >= {f"expert.{p}" for p in EXPERT_PHASES}
+    map_calls = [s for s in engine_spans if s.name == "engine.map"]
+    assert map_calls and all(ancestors(s, finished)[0] == "expert" for s in map_calls)
 
 
 def test_the_reddit_gate_is_traced_inside_the_research_run(

@@ -68,7 +68,7 @@ class ModelServer:
     status: int = 200
     requests: list[str] = field(default_factory=list)
 
-    def respond(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Reply:
+    def respond(self, _method: str, target: str, _headers: dict[str, str], _body: bytes) -> Reply:
         self.requests.append(target)
         if self.status != 200:
             return Reply(self.status, b"nope")
@@ -184,7 +184,7 @@ def no_installed_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """No install-time folder, no packaged model, the user cache under tmp_path."""
     monkeypatch.setattr(routes, "installed_dir", lambda: tmp_path / "venv-share" / "mini")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(embedding, "has_module", lambda name: False)
+    monkeypatch.setattr(embedding, "has_module", lambda _name: False)
     monkeypatch.setattr(embedding, "_SHARED", {})
     return tmp_path / "cache"
 

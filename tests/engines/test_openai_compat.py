@@ -68,7 +68,7 @@ class ClassifyTask(Task[Classification]):
             ChatMessage(role="user", content=fence("text", self.text)),
         ]
 
-    def run_local(self, kit: LocalKit) -> Classification:
+    def run_local(self, _kit: LocalKit) -> Classification:
         positive = "good" in self.text.lower()
         return Classification(label="positive" if positive else "negative", score=0.75)
 

@@ -189,7 +189,7 @@ def test_the_budget_refuses_calls_once_spent_and_says_so() -> None:
     per_call = TABLE.cost("gpt-4o", 10_000, 1_000)
     assert per_call is not None
     inner = ScriptedEngine(
-        function=lambda task: RelevanceVerdicts(relevant=[True]),
+        function=lambda _task: RelevanceVerdicts(relevant=[True]),
         tokens_per_call=(10_000, 1_000),
         model="gpt-4o",
         prices=TABLE,

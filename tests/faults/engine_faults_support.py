@@ -204,7 +204,7 @@ def _answer(body: dict[str, Any]) -> Reply:
     }
 
 
-def _wrong_length(schema: str, body: dict[str, Any], valid: Reply) -> Reply:
+def _wrong_length(schema: str, _body: dict[str, Any], valid: Reply) -> Reply:
     """The valid reply with one element too few (or, for objects, a reply of the wrong shape)."""
     for key in ("relevant", "scores", "posts"):
         if isinstance(valid.get(key), list):
@@ -296,7 +296,7 @@ class FaultWhere:
         kind: FaultKind,
         *,
         times: int | None = None,
-        where: Callable[[dict[str, Any]], bool] = lambda body: True,
+        where: Callable[[dict[str, Any]], bool] = lambda _body: True,
     ) -> None:
         self.schema, self.kind, self.times, self.where = schema, kind, times, where
         self.matched = 0
@@ -323,7 +323,7 @@ class RandomFaults:
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def __call__(self, schema: str, body: dict[str, Any]) -> FaultKind | None:
+    def __call__(self, _schema: str, body: dict[str, Any]) -> FaultKind | None:
         content = json.dumps(body["messages"], sort_keys=True)
         digest = hashlib.sha256(content.encode()).hexdigest()
         with self._lock:

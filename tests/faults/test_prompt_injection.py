@@ -110,7 +110,7 @@ def _tools() -> dict[str, SourceTool]:
         async def fetch(query: str, engine: Engine) -> SourceFetch:
             kind = items[0].kind
             return await gated_source_fetch(
-                query, kind=kind, fetch=lambda q, limit: items[:limit], engine=engine
+                query, kind=kind, fetch=lambda _q, limit: items[:limit], engine=engine
             )
 
         return fetch
@@ -240,7 +240,7 @@ def _task_classes() -> set[type[Task[Any]]]:
     return found
 
 
-def _offline_tasks(archive: Path) -> list[Task[Any]]:
+def _offline_tasks(_archive: Path) -> list[Task[Any]]:
     """The tasks a research run does not make: translation, drift, feed agents."""
     posts = expert_posts()
     comments = tuple(c for c in expert_comments() if c.post_id == 9)
@@ -437,8 +437,12 @@ def _assert_expert_grounded(response: ExpertResponse, evidence: Evidence, quotes
         said = " ".join(evidence.comment_texts[c] for c in section.comment_ids)
         for link in _LINK.findall(section.text):  # a bare link is only ever a quote
             assert link.rstrip(".,;:!?'\"…") in said, link
-    if not quotes:
-        return
+    if quotes:
+        _assert_expert_quotes(response, evidence)
+
+
+def _assert_expert_quotes(response: ExpertResponse, evidence: Evidence) -> None:
+    """Every quote in the answer and its sections is in the post or comment it cites."""
     for line in response.answer.splitlines()[1:]:
         for quote, run in _segments(line):
             for post_id in _POST.findall(run):

@@ -72,7 +72,7 @@ def hashing_engine(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
     """`simulate` gets a hashing local engine; the --engine choices it was asked for are kept."""
     choices: list[str | None] = []
 
-    def build(settings: Settings, choice: str | None = None) -> Engine:
+    def build(_settings: Settings, choice: str | None = None) -> Engine:
         choices.append(choice)
         return LocalEngine(embedder=HashingEmbedder())
 

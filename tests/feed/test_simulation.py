@@ -231,7 +231,7 @@ def test_mixed_mode_uses_both_feeds_by_a_seeded_coin(indexed: Any) -> None:
 
 
 def test_the_engine_sees_each_agent_its_own_formatted_feed(indexed: Any) -> None:
-    engine = ScriptedEngine(function=lambda task: {"action": "skip", "reason": "scripted"})
+    engine = ScriptedEngine(function=lambda _task: {"action": "skip", "reason": "scripted"})
 
     records, summary = simulate(indexed, rounds=2, engine=engine)
 
@@ -374,7 +374,7 @@ def engines(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """``build_engine`` gives a hashing local engine (no 7 s model load); records choices."""
     built: list[Any] = []
 
-    def build(settings: Settings, choice: str | None = None) -> Engine:
+    def build(_settings: Settings, choice: str | None = None) -> Engine:
         engine = LocalEngine(embedder=HashingEmbedder())
         built.append((choice, engine))
         return engine
@@ -441,7 +441,7 @@ def test_run_simulate_keeps_finished_rounds_when_the_engine_fails(
         async def aclose(self) -> None:
             closed.append(True)
 
-    monkeypatch.setattr(commands, "build_engine", lambda *a: ClosingEngine(function=reply))
+    monkeypatch.setattr(commands, "build_engine", lambda *_a: ClosingEngine(function=reply))
     out = tmp_path / "actions.jsonl"
 
     with pytest.raises(EngineOutputError, match="off script"):

@@ -159,7 +159,7 @@ def test_experts_and_the_reddit_branch_run_at_the_same_time(
 
 
 class _BadCredentials(ArchiveSource):
-    def search_subreddit(self, subreddit: str, term: str, **kwargs: Any) -> SearchPage:
+    def search_subreddit(self, _subreddit: str, _term: str, **_kwargs: Any) -> SearchPage:
         raise AuthError("Reddit rejects our token: check REDDIT_CLIENT_ID")
 
 

@@ -64,7 +64,7 @@ def demo_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def tools(fetches: dict[str, SourceFetch], calls: list[str]) -> dict[str, SourceTool]:
     def make(kind: str) -> SourceTool:
-        async def tool(query: str, engine: Engine) -> SourceFetch:
+        async def tool(query: str, _engine: Engine) -> SourceFetch:
             calls.append(f"{kind}:{query}")
             return fetches[kind]
 

@@ -72,7 +72,7 @@ class OtlpSink:
         self._lock = threading.Lock()
         self._http = LocalHTTPServer(self, name="otlp-sink")
 
-    def respond(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Reply:
+    def respond(self, _method: str, _target: str, _headers: dict[str, str], body: bytes) -> Reply:
         with self._lock:
             self.bodies.append(body)
         return Reply(200, b"", {"Content-Type": "application/x-protobuf"})
@@ -168,7 +168,7 @@ def scan(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scan]:
     result = Scan(home=home)
     authorized: list[int] = []
 
-    def answered(request: object) -> object:
+    def answered(_request: object) -> object:
         """Reached only with the right key: every call is then refused, so phases degrade."""
         authorized.append(1)
         return refusal()

@@ -67,7 +67,7 @@ class Bodies:
         with self._lock:
             self._bodies = dict(bodies)
 
-    def respond(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Reply:
+    def respond(self, _method: str, target: str, _headers: dict[str, str], _body: bytes) -> Reply:
         path = target.split("?", 1)[0]
         with self._lock:
             for fragment, content in self._bodies.items():

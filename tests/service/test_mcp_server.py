@@ -81,6 +81,20 @@ class Recorder:
 # --- the real command over stdio ---------------------------------------------------------
 
 
+def _assert_tool_schemas(tools: dict[str, Any]) -> None:
+    """The tools a client sees, with the inputs and outputs they document."""
+    assert set(tools) == TOOLS
+    research_schema = tools["research"].input_schema
+    assert research_schema["required"] == ["question"]
+    assert {"question", "experts", "search_reddit", "use_recent_only", "engine", "sources"} <= set(
+        research_schema["properties"]
+    )
+    assert "plan" in tools["fetch"].input_schema["required"]
+    assert tools["feed"].input_schema["properties"]["mode"]["enum"] == ["preference", "random"]
+    assert tools["list_experts"].input_schema["properties"] == {}
+    assert set(tools["research"].output_schema["properties"]) >= {"summary", "status"}
+
+
 def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
@@ -95,7 +109,7 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
         if isinstance(message, Exception):  # e.g. a non-JSON line on the server's stdout
             stray.append(message)
 
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+    async def on_progress(_progress: float, _total: float | None, message: str | None) -> None:
         progress_messages.append(message or "")
 
     async def session(errlog: TextIO) -> dict[str, Any]:
@@ -116,17 +130,7 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
         stderr = errlog.read()
 
     assert not stray, f"stdout carried something other than the protocol: {stray}\n{stderr}"
-    tools = out["tools"]
-    assert set(tools) == TOOLS
-    research_schema = tools["research"].input_schema
-    assert research_schema["required"] == ["question"]
-    assert {"question", "experts", "search_reddit", "use_recent_only", "engine", "sources"} <= set(
-        research_schema["properties"]
-    )
-    assert "plan" in tools["fetch"].input_schema["required"]
-    assert tools["feed"].input_schema["properties"]["mode"]["enum"] == ["preference", "random"]
-    assert tools["list_experts"].input_schema["properties"] == {}
-    assert set(tools["research"].output_schema["properties"]) >= {"summary", "status"}
+    _assert_tool_schemas(out["tools"])
 
     experts = [ExpertSummary.model_validate(e) for e in out["experts"].structured_content["result"]]
     assert {e.expert_id for e in experts} >= DEMO_EXPERTS
@@ -268,7 +272,7 @@ def test_research_passes_a_validated_request_and_reports_progress() -> None:
     recorder = Recorder()
     messages: list[str] = []
 
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+    async def on_progress(progress: float, _total: float | None, message: str | None) -> None:
         messages.append(f"{progress:g} {message}")
 
     arguments = {

@@ -31,7 +31,7 @@ class Recorder:
     def __init__(self) -> None:
         self.requests: list[ResearchRequest] = []
 
-    def __call__(self, request: ResearchRequest, progress: Progress) -> ResearchResult:
+    def __call__(self, request: ResearchRequest, _progress: Progress) -> ResearchResult:
         self.requests.append(request)
         return ResearchResult(
             question=request.question, status="ok", engine="local", timings_ms={}, usage=Usage()

@@ -499,7 +499,7 @@ def test_good_yield_does_not_refetch(server, make_source):
 
 def test_a_short_page_does_not_refetch(server, make_source):
     server.add_products([product("B0KETTLE01", "Gooseneck kettle")])
-    engine = ScriptedEngine(function=lambda task: RelevanceVerdicts(relevant=[False]))
+    engine = ScriptedEngine(function=lambda _task: RelevanceVerdicts(relevant=[False]))
     result = asyncio.run(fetch_amazon_tool("kettle", engine=engine, source=make_source()))
     assert item_counts(server) == [5]
     assert result.items == [] and result.fetched == 1 and not result.refetched
@@ -523,7 +523,7 @@ def test_a_source_error_becomes_an_error_entry_not_an_exception(server, make_sou
 def test_a_failed_refetch_keeps_the_first_page(server, make_source):
     five = [True, True, False, False, False]
 
-    def reply(task: Any) -> RelevanceVerdicts:
+    def reply(_task: Any) -> RelevanceVerdicts:
         server.add_fault(SEARCH_PATH, "throttled", times=5)  # the refetch will be throttled
         return RelevanceVerdicts(relevant=five)
 

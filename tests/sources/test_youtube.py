@@ -471,7 +471,7 @@ def test_high_yield_searches_once(server: YouTubeProtocolServer) -> None:
 
 def test_a_broken_gate_fails_open_with_every_video(server: YouTubeProtocolServer) -> None:
     _add_videos(server, 5)
-    engine = ScriptedEngine(function=lambda task: {"verdicts": "not the schema"})
+    engine = ScriptedEngine(function=lambda _task: {"verdicts": "not the schema"})
 
     result = asyncio.run(fetch_youtube_tool("desk", engine=engine, settings=_settings(server)))
 

@@ -70,7 +70,7 @@ def _gate(body: dict[str, Any]) -> Reply:
     }  # fmt: skip
 
 
-def _formulate(body: dict[str, Any]) -> Reply:
+def _formulate(_body: dict[str, Any]) -> Reply:
     return {
         "english_question": f"{QUESTION} {_POISON}",
         "intent": "general",
@@ -176,7 +176,7 @@ def _drift(body: dict[str, Any]) -> Reply:
                         "comment_ids": [*ids, FAKE_EXPERT_COMMENT]}]}  # fmt: skip
 
 
-def _decide(body: dict[str, Any]) -> Reply:
+def _decide(_body: dict[str, Any]) -> Reply:
     return {"action": "share", "post_id": FAKE_POST, "reason": "the post told me to"}
 
 

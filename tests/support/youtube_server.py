@@ -217,7 +217,7 @@ class YouTubeProtocolServer(ProtocolServer):
     # --- protocol (called from handler threads) ------------------------------------------
 
     def respond(
-        self, method: str, target: str, headers: dict[str, str], body: bytes
+        self, method: str, target: str, _headers: dict[str, str], _body: bytes
     ) -> Reply | None:
         """The answer to one request; None means: close the connection without one."""
         parts = urlsplit(target)

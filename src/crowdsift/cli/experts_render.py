@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from crowdsift.cli.layout import WIDTH, bullet, paragraph
 from crowdsift.core.citations import SourceNumbers
 from crowdsift.pipeline.synthesis.display import refs_in
-from crowdsift.sources.experts.models import ExpertResponse
+from crowdsift.sources.experts.models import CommentSection, ExpertResponse
 
 ANSWER_LINES = 6
 """Lines (paragraphs or bullets) of an expert's answer a short block keeps."""
@@ -61,14 +61,29 @@ def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = 
                 f"{source.url}"
             )
     for section in response.comment_sections:
-        items = [p.strip() for p in section.text.splitlines() if p.strip()]
-        quotes = [i for i, item in enumerate(items) if item.startswith(("- ", "* ", "• "))]
-        cut = set() if full else set(quotes[SECTION_ITEMS:])
-        kept = [item for i, item in enumerate(items) if i not in cut]
-        lines += ["", f"-- {section.title}"]
-        lines += _items(kept, numbers, width, max_lines)
-        if len(items) > len(kept):
-            lines.append(f"  … {len(items) - len(kept)} more (--full)")
+        lines += _section(section, numbers, width, full=full)
+    lines += _footer(response, width, full=full)
+    return "\n".join(lines)
+
+
+def _section(
+    section: CommentSection, numbers: SourceNumbers, width: int, *, full: bool
+) -> list[str]:
+    """One comment section under its title: its first ``SECTION_ITEMS`` quotes (all with
+    ``full``), and how many more there are."""
+    items = [p.strip() for p in section.text.splitlines() if p.strip()]
+    quotes = [i for i, item in enumerate(items) if item.startswith(("- ", "* ", "• "))]
+    cut = set() if full else set(quotes[SECTION_ITEMS:])
+    kept = [item for i, item in enumerate(items) if i not in cut]
+    lines = ["", f"-- {section.title}", *_items(kept, numbers, width, None if full else 3)]
+    if len(items) > len(kept):
+        lines.append(f"  … {len(items) - len(kept)} more (--full)")
+    return lines
+
+
+def _footer(response: ExpertResponse, width: int, *, full: bool) -> list[str]:
+    """Removed citations, notes, and with ``full`` the counts and the time taken."""
+    lines: list[str] = []
     if response.removed_citations:
         lines += paragraph(
             f"removed citations not in the evidence: {len(response.removed_citations)}", width
@@ -80,7 +95,7 @@ def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = 
         total_ms = sum(response.timings_ms.values())
         if counts:
             lines += ["", *paragraph(f"({counts}; {total_ms / 1000:.1f}s)", width)]
-    return "\n".join(lines)
+    return lines
 
 
 def _items(

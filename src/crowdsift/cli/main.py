@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import BaseModel
@@ -40,6 +41,10 @@ from crowdsift.core.log import configure_logging, configure_terminal_logging, re
 from crowdsift.core.models import SCHEMA_MODELS
 from crowdsift.core.tracing import configure_tracing
 
+if TYPE_CHECKING:  # imported where used: a command loads only what it runs
+    from crowdsift.pipeline.result import ResearchResult
+    from crowdsift.pipeline.wiring import ResearchOptions
+
 app = typer.Typer(
     name="crowdsift",
     help="Answers a question with what real communities said about it, every claim linked.",
@@ -64,7 +69,7 @@ def main_options(
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="-v for INFO, -vv for DEBUG logs.")
     ] = 0,
-    version: Annotated[
+    _show_version: Annotated[  # read by its eager callback, which prints and exits
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show version.")
     ] = False,
 ) -> None:
@@ -107,98 +112,111 @@ def _verbosity(ctx: typer.Context, verbose: int) -> int:
     return root + verbose
 
 
+QuestionArgument = Annotated[str, typer.Argument(help="Your question, in plain words.")]
+SourceOption = Annotated[
+    str | None, typer.Option("--source", "-s", help="auto | reddit-api | arctic-shift | archive.")
+]
+ArchiveOption = Annotated[
+    Path | None, typer.Option("--archive", help="Archive file for --source archive.")
+]
+SubredditOption = Annotated[
+    list[str] | None,
+    typer.Option("--subreddit", "-r", help="Search this subreddit (repeatable)."),
+]
+EngineOption = Annotated[
+    str | None, typer.Option("--engine", "-e", help="local (no key, extractive) | openai.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the ResearchResult JSON.")]
+FormatOption = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help="text | json | md | html (--json is --format json). md and html are the whole "
+        "answer as a report; default text, or what the -o file's suffix says.",
+    ),
+]
+OutputOption = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write the answer to this file instead of printing it."),
+]
+FullOption = Annotated[
+    bool,
+    typer.Option("--full", help="Print the whole answer: every sentence, section and source."),
+]
+StoreOption = Annotated[
+    bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
+]
+ExpertsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--experts",
+        "-x",
+        help='Also ask the Experts Panel: comma-separated expert ids "a,b" (in parallel).',
+    ),
+]
+NoRedditOption = Annotated[
+    bool,
+    typer.Option("--no-reddit", help="Leave Reddit out: ask only --experts (or other --sources)."),
+]
+RecentOnlyOption = Annotated[
+    bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
+]
+SourcesOption = Annotated[
+    str,
+    typer.Option(
+        "--sources",
+        help="Where to look: reddit, youtube, amazon (comma-separated). "
+        "YouTube needs YOUTUBE_API_KEY; Amazon the AMAZON_* credentials.",
+    ),
+]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        help="Only what was posted since then: 12h, 30d, 2w, 6m, 1y or a date (2026-01-01); "
+        "all for any time. Default: the last month for fast-moving topics, else any time.",
+    ),
+]
+BudgetOption = Annotated[
+    float | None,
+    typer.Option(
+        "--budget-usd",
+        help="Stop LLM calls once the run has cost this much (USD, from the price table); "
+        "the answer is then partial. Default: CROWDSIFT_BUDGET_USD.",
+    ),
+]
+AskVerboseOption = Annotated[
+    int,
+    typer.Option(
+        "--verbose",
+        "-v",
+        count=True,
+        help="Also print per-source counts (seen, accepted, relevant, rejections by reason) "
+        "and LLM usage on stderr; raises the log level like crowdsift -v.",
+    ),
+]
+
+
 @app.command()
 def ask(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="Your question, in plain words.")],
-    source: Annotated[
-        str | None,
-        typer.Option("--source", "-s", help="auto | reddit-api | arctic-shift | archive."),
-    ] = None,
-    archive: Annotated[
-        Path | None, typer.Option("--archive", help="Archive file for --source archive.")
-    ] = None,
-    subreddit: Annotated[
-        list[str] | None,
-        typer.Option("--subreddit", "-r", help="Search this subreddit (repeatable)."),
-    ] = None,
-    engine: Annotated[
-        str | None,
-        typer.Option("--engine", "-e", help="local (no key, extractive) | openai."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the ResearchResult JSON.")] = False,
-    output_format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help="text | json | md | html (--json is --format json). md and html are the whole "
-            "answer as a report; default text, or what the -o file's suffix says.",
-        ),
-    ] = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="Write the answer to this file instead of printing it."
-        ),
-    ] = None,
-    full: Annotated[
-        bool,
-        typer.Option("--full", help="Print the whole answer: every sentence, section and source."),
-    ] = False,
-    store: Annotated[
-        bool, typer.Option("--store/--no-store", help="Persist comments to the comment store.")
-    ] = True,
-    experts: Annotated[
-        str | None,
-        typer.Option(
-            "--experts",
-            "-x",
-            help='Also ask the Experts Panel: comma-separated expert ids "a,b" (in parallel).',
-        ),
-    ] = None,
-    no_reddit: Annotated[
-        bool,
-        typer.Option(
-            "--no-reddit", help="Leave Reddit out: ask only --experts (or other --sources)."
-        ),
-    ] = False,
-    recent_only: Annotated[
-        bool, typer.Option("--recent-only", help="Experts: only posts of the last 3 months.")
-    ] = False,
-    sources: Annotated[
-        str,
-        typer.Option(
-            "--sources",
-            help="Where to look: reddit, youtube, amazon (comma-separated). "
-            "YouTube needs YOUTUBE_API_KEY; Amazon the AMAZON_* credentials.",
-        ),
-    ] = "reddit",
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            help="Only what was posted since then: 12h, 30d, 2w, 6m, 1y or a date (2026-01-01); "
-            "all for any time. Default: the last month for fast-moving topics, else any time.",
-        ),
-    ] = None,
-    budget_usd: Annotated[
-        float | None,
-        typer.Option(
-            "--budget-usd",
-            help="Stop LLM calls once the run has cost this much (USD, from the price table); "
-            "the answer is then partial. Default: CROWDSIFT_BUDGET_USD.",
-        ),
-    ] = None,
-    verbose: Annotated[
-        int,
-        typer.Option(
-            "--verbose",
-            "-v",
-            count=True,
-            help="Also print per-source counts (seen, accepted, relevant, rejections by reason) "
-            "and LLM usage on stderr; raises the log level like crowdsift -v.",
-        ),
-    ] = 0,
+    question: QuestionArgument,
+    source: SourceOption = None,
+    archive: ArchiveOption = None,
+    subreddit: SubredditOption = None,
+    engine: EngineOption = None,
+    as_json: JsonOption = False,
+    output_format: FormatOption = None,
+    output: OutputOption = None,
+    full: FullOption = False,
+    store: StoreOption = True,
+    experts: ExpertsOption = None,
+    no_reddit: NoRedditOption = False,
+    recent_only: RecentOnlyOption = False,
+    sources: SourcesOption = "reddit",
+    since: SinceOption = None,
+    budget_usd: BudgetOption = None,
+    verbose: AskVerboseOption = 0,
 ) -> None:
     """Answer a question from Reddit communities (and experts), every claim linked to a source.
 
@@ -207,48 +225,72 @@ def ask(
     highlights, cautions, and the replies worth a look. --experts also asks the Experts Panel
     at the same time; --no-reddit leaves Reddit out.
     """
-    from crowdsift.pipeline.research import research_async
     from crowdsift.pipeline.wiring import ResearchOptions
 
     settings = get_settings()
     verbosity = _verbosity(ctx, verbose)
     with _exit_codes():
-        from crowdsift.pipeline.gate.run_sources import parse_sources
-
         engine_name, source_name = _engine_name(engine), _source_name(source)
         question = check_question(question)
         fmt = choose_format(output_format, as_json=as_json, output=output)
         check_output(output)
-        expert_ids = _expert_ids(experts)
-        with_reddit, extra = parse_sources(sources)
-        search_reddit = with_reddit and not no_reddit
-        if not search_reddit and not expert_ids and not extra:
-            raise PlanError("--no-reddit leaves nothing to ask: add --experts a,b")
-        if budget_usd is not None and budget_usd <= 0:
-            raise PlanError(f"--budget-usd must be more than 0 (got {budget_usd:g})")
-        bound = _since(since)
-        result = asyncio.run(
-            research_async(
-                question,
-                experts=expert_ids,
-                search_reddit=search_reddit,
-                use_recent_only=recent_only,
-                settings=settings,
-                options=ResearchOptions(
-                    source=source_name,
-                    engine=engine_name,
-                    archive=archive,
-                    persist=store,
-                    progress=sys.stderr.isatty(),
-                    budget_usd=budget_usd,
-                    since=bound,
-                ),
-                subreddits=subreddit or [],
-                sources=extra,
-            )
+        options = ResearchOptions(
+            source=source_name,
+            engine=engine_name,
+            archive=archive,
+            persist=store,
+            progress=sys.stderr.isatty(),
+            budget_usd=budget_usd,
         )
+        result = _research(
+            question, settings, options, experts=experts, no_reddit=no_reddit,
+            recent_only=recent_only, sources=sources, since=since, subreddits=subreddit or [],
+        )  # fmt: skip
     with _exit_codes():
         emit(result, fmt, output, full=full)
+    _after_answer(result, verbosity)
+
+
+def _research(
+    question: str,
+    settings: Settings,
+    options: ResearchOptions,
+    *,
+    experts: str | None,
+    no_reddit: bool,
+    recent_only: bool,
+    sources: str,
+    since: str | None,
+    subreddits: list[str],
+) -> ResearchResult:
+    """What ``ask`` was asked to search, checked (a usage error before any search), then run."""
+    from crowdsift.pipeline.gate.run_sources import parse_sources
+    from crowdsift.pipeline.research import research_async
+
+    expert_ids = _expert_ids(experts)
+    with_reddit, extra = parse_sources(sources)
+    search_reddit = with_reddit and not no_reddit
+    if not search_reddit and not expert_ids and not extra:
+        raise PlanError("--no-reddit leaves nothing to ask: add --experts a,b")
+    if options.budget_usd is not None and options.budget_usd <= 0:
+        raise PlanError(f"--budget-usd must be more than 0 (got {options.budget_usd:g})")
+    options = replace(options, since=_since(since))
+    return asyncio.run(
+        research_async(
+            question,
+            experts=expert_ids,
+            search_reddit=search_reddit,
+            use_recent_only=recent_only,
+            settings=settings,
+            options=options,
+            subreddits=subreddits,
+            sources=extra,
+        )
+    )
+
+
+def _after_answer(result: ResearchResult, verbosity: int) -> None:
+    """Warnings about sources that failed, the run's counts with ``-v``, exit 1 on an error."""
     _source_warnings(result.source_status)
     if verbosity:
         from crowdsift.pipeline.telemetry import run_telemetry, telemetry_lines

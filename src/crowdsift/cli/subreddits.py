@@ -57,35 +57,35 @@ _PROFILE_COST = (
 )
 
 
+PrefixesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--prefixes",
+        help="Fetch only subreddits starting with these characters, e.g. abc "
+        "(default: a-z and 0-9). Others keep what the last update found.",
+    ),
+]
+ProfilesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--profiles",
+        min=0,
+        help="Then profile the N biggest communities from their newest posts (default: "
+        f"all, up to 1,000). {_PROFILE_COST} 0 skips it; the others keep their last "
+        "profile.",
+    ),
+]
+
+
 @subreddits_app.command("update")
 def update_command(
-    prefixes: Annotated[
-        str | None,
-        typer.Option(
-            "--prefixes",
-            help="Fetch only subreddits starting with these characters, e.g. abc "
-            "(default: a-z and 0-9). Others keep what the last update found.",
-        ),
-    ] = None,
-    profiles: Annotated[
-        int | None,
-        typer.Option(
-            "--profiles",
-            min=0,
-            help="Then profile the N biggest communities from their newest posts (default: "
-            f"all, up to 1,000). {_PROFILE_COST} 0 skips it; the others keep their last "
-            "profile.",
-        ),
-    ] = None,
-    as_json: JsonOption = False,
+    prefixes: PrefixesOption = None, profiles: ProfilesOption = None, as_json: JsonOption = False
 ) -> None:
     """Build or refresh the directory from Arctic Shift (keyless; one request per prefix),
     then profile its biggest communities (one request each)."""
     from crowdsift.sources.reddit.directory import (
-        MIN_SUBSCRIBERS,
         PROFILE_LIMIT,
         SubredditDirectoryError,
-        describe,
         directory_path,
         profile_targets,
         refresh_directory,
@@ -122,6 +122,22 @@ def update_command(
         error(f"prefix {prefix!r} failed: {reason}")
     names = profile_targets(directory, PROFILE_LIMIT if profiles is None else profiles)
     directory, failed_profiles = _profile(directory, names, path, settings)
+    _report_update(directory, path, len(names), failed_profiles, as_json=as_json)
+    if directory.failed_prefixes or failed_profiles:
+        raise typer.Exit(1)
+
+
+def _report_update(
+    directory: SubredditDirectory,
+    path: Path,
+    profiled: int,
+    failed_profiles: list[str],
+    *,
+    as_json: bool,
+) -> None:
+    """What ``subreddits update`` saved, and the prefixes and profiles that failed."""
+    from crowdsift.sources.reddit.directory import MIN_SUBSCRIBERS, describe
+
     if as_json:
         typer.echo(json.dumps({"path": str(path), **describe(directory, utc_now())}, indent=2))
     else:
@@ -129,8 +145,8 @@ def update_command(
             f"saved {_subreddits(len(directory))} (SFW, at least {MIN_SUBSCRIBERS:,} "
             f"subscribers) to {path}"
         )
-        if names:
-            typer.echo(_profiled_line(len(names), failed_profiles))
+        if profiled:
+            typer.echo(_profiled_line(profiled, failed_profiles))
     if directory.failed_prefixes:
         failed = "".join(directory.failed_prefixes)
         typer.echo(
@@ -140,8 +156,6 @@ def update_command(
             err=True,
         )
     _report_failed_profiles(directory, failed_profiles)
-    if directory.failed_prefixes or failed_profiles:
-        raise typer.Exit(1)
 
 
 @subreddits_app.command("profile")

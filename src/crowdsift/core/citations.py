@@ -228,7 +228,7 @@ def remove_foreign(
     *,
     allowed: Callable[[str], bool],
     markers: str,
-    quoted: Callable[[str], bool] = lambda url: False,
+    quoted: Callable[[str], bool] = lambda _url: False,
 ) -> tuple[str, list[str]]:
     """``text`` without the references in it that lead outside the evidence, and what went.
 

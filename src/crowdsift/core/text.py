@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
@@ -115,34 +115,40 @@ def strip_markdown(text: str) -> str:
             text = _FENCE.sub(" ", text)
         text = text.replace("`", "")
     if "[" in text:
-        text = _REF_DEFINITION.sub("", text) if "]:" in text else text
-        for _ in range(3):  # nested links like [[a](b)](c)
-            if "](" not in text:
-                break
-            replaced = _INLINE_LINK.sub(r"\1", _IMAGE.sub(r"\1", text) if "![" in text else text)
-            replaced = _LOOSE_LINK.sub(r"\1", replaced)
-            if replaced == text:
-                break
-            text = replaced
-        if "][" in text:
-            text = _REF_LINK.sub(r"\1", text)
-    if "<" in text:
-        text = _AUTOLINK.sub(r"\1", text)
-    if ">!" in text:
-        text = _SPOILER.sub(r"\1", text)
-    if "**" in text:
-        text = _BOLD_STAR.sub(r"\1", text)
-    if "__" in text:
-        text = _BOLD_UNDERSCORE.sub(r"\1", text)
-    if "*" in text:
-        text = _ITALIC_STAR.sub(r"\1", text)
-    if "_" in text:
-        text = _ITALIC_UNDERSCORE.sub(r"\1", text)
-    if "~~" in text:
-        text = _STRIKE.sub(r"\1", text)
-    if "^" in text:
-        text = _SUPERSCRIPT.sub(lambda m: m.group(1) or "", text)
+        text = _links(text)
+    for trigger, pattern, replacement in _INLINE_MARKS:
+        if trigger in text:
+            text = pattern.sub(replacement, text)
     return text
+
+
+def _links(text: str) -> str:
+    """Links and images as their text, reference definitions gone."""
+    text = _REF_DEFINITION.sub("", text) if "]:" in text else text
+    for _ in range(3):  # nested links like [[a](b)](c)
+        if "](" not in text:
+            break
+        replaced = _INLINE_LINK.sub(r"\1", _IMAGE.sub(r"\1", text) if "![" in text else text)
+        replaced = _LOOSE_LINK.sub(r"\1", replaced)
+        if replaced == text:
+            break
+        text = replaced
+    if "][" in text:
+        text = _REF_LINK.sub(r"\1", text)
+    return text
+
+
+_INLINE_MARKS: tuple[tuple[str, re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    ("<", _AUTOLINK, r"\1"),
+    (">!", _SPOILER, r"\1"),
+    ("**", _BOLD_STAR, r"\1"),
+    ("__", _BOLD_UNDERSCORE, r"\1"),
+    ("*", _ITALIC_STAR, r"\1"),
+    ("_", _ITALIC_UNDERSCORE, r"\1"),
+    ("~~", _STRIKE, r"\1"),
+    ("^", _SUPERSCRIPT, lambda m: m.group(1) or ""),
+)
+"""Inline marks, in the order they are removed, each with the character that triggers it."""
 
 
 _RULE_CHARS = frozenset("-*_= \t")

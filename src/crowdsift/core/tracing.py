@@ -170,7 +170,7 @@ def record_span(name: str, start_ns: int, end_ns: int, **attributes: AttrValue |
 # --- Engine calls ---------------------------------------------------------------------------------
 
 
-def engine_span_name(engine: Any, task: Any) -> str:
+def engine_span_name(engine: Any, task: Any) -> str:  # noqa: ARG001  # observe's call
     """``engine.<phase>`` for ``Engine.run(self, task)``."""
     return f"engine.{task.phase}"
 

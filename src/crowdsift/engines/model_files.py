@@ -261,7 +261,7 @@ def stderr_progress() -> Iterator[Progress]:
     if not console.is_terminal:
         announced: set[str] = set()
 
-        def plain(name: str, done: int, total: int) -> None:
+        def plain(name: str, _done: int, total: int) -> None:
             if name not in announced:
                 announced.add(name)
                 print(f"downloading {MODEL_NAME} {name} ({total / 1e6:.1f} MB)", file=sys.stderr)

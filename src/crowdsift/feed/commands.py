@@ -85,8 +85,8 @@ def run_index(
     fetch_result: Path | None = None,
     archive: Path | None = None,
     clear: bool = False,
-    on_total: Callable[[int], None] = lambda total: None,
-    on_progress: Callable[[int], None] = lambda done: None,
+    on_total: Callable[[int], None] = lambda _total: None,
+    on_progress: Callable[[int], None] = lambda _done: None,
 ) -> IndexReport:
     """Index a FetchResult file, or an archive (explicit, configured, imported, else demo)."""
     skipped: list[str] = []

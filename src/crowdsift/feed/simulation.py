@@ -121,7 +121,7 @@ async def run_simulation(
     rounds: int,
     mode: SimulationMode = "preference",
     seed: int = 0,
-    emit: Callable[[ActionRecord], None] = lambda record: None,
+    emit: Callable[[ActionRecord], None] = lambda _record: None,
 ) -> SimulationSummary:
     """Run the rounds; ``emit`` receives each record as soon as its round is done."""
     if rounds < 1:

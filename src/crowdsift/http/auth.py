@@ -1,36 +1,22 @@
-"""Reddit OAuth as an ``httpx.Auth``: fetch a token, cache it, refresh it once on a 401.
-
-``auth_flow`` yields the token request itself (HTTP Basic ``client_id:client_secret`` and a
-``client_credentials`` or ``password`` grant), so the whole dance runs through the injected
-client and is testable against a local server with no network. The token is cached until 60 s
-before ``expires_in``; an API 401 (token revoked or expired early) triggers exactly one refresh
-and one resend.
-
-The refresh happens under a lock held across the token request: when several fetcher threads
-find the token stale at once, one fetches and the others reuse its token. (Holding a lock across
-``yield`` is safe for the sync client: httpx drives the generator on the calling thread and
-closes it on every exit path.)
-
-A 5xx/429 from the token endpoint is not an auth failure: the flow hands that response back
-as the answer, so the transport retries it like any other server hiccup. Every other token
-failure raises ``AuthError`` naming the settings to fix. The secret never enters a message.
+"""Reddit OAuth: HTTP Basic ``client_id:client_secret`` and a ``client_credentials`` or
+``password`` grant, the token cached and refreshed by ``bearer.BearerAuth`` (one refresh and one
+resend on an API 401; a 5xx/429 from the token endpoint handed back for the transport to
+retry). The token is refreshed 60 s before ``expires_in``. Every other token failure raises
+``AuthError`` naming the settings to fix. The secret never enters a message.
 """
 
 from __future__ import annotations
 
 import base64
-import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from crowdsift.core.errors import AuthError
-from crowdsift.core.log import get_logger, register_secrets
-from crowdsift.http.json_body import json_or_none, positive_seconds
-
-log = get_logger(__name__)
+from crowdsift.core.log import register_secrets
+from crowdsift.http.bearer import BearerAuth
 
 EXPIRY_MARGIN = 60.0
 """Refresh this many seconds before Reddit says the token expires."""
@@ -40,10 +26,11 @@ _USER_SETTINGS = "REDDIT_USERNAME and REDDIT_PASSWORD"
 _ALTERNATIVE = "or use --source archive / --source arctic-shift, which need no Reddit key"
 
 
-class RedditOAuth(httpx.Auth):
+class RedditOAuth(BearerAuth):
     """Bearer-token auth for oauth.reddit.com (app-only, or password grant for script apps)."""
 
-    requires_response_body = True  # the token response is read inside the flow
+    expiry_margin = EXPIRY_MARGIN
+    event_prefix = "oauth"
 
     def __init__(
         self,
@@ -56,17 +43,12 @@ class RedditOAuth(httpx.Auth):
         password: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.auth_url = auth_url
+        super().__init__(auth_url=auth_url, clock=clock)
         self.client_id = client_id
         self.user_agent = user_agent
         self.username = username
         self._secret = client_secret
         self._password = password
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._token: str | None = None
-        self._expires_at = 0.0
-        self.token_requests = 0
         register_secrets([client_secret, password or ""])
 
     @property
@@ -76,38 +58,7 @@ class RedditOAuth(httpx.Auth):
     def __repr__(self) -> str:  # never show the secret, even in a debugger or a traceback
         return f"RedditOAuth(client_id={self.client_id!r}, grant_type={self.grant_type!r})"
 
-    # --- the flow -----------------------------------------------------------------------
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        token = yield from self._token_for(stale=None)
-        if token is None:  # the token endpoint had a transient failure: that is the answer
-            return
-        request.headers["Authorization"] = f"bearer {token}"
-        response = yield request
-        if response.status_code != 401:
-            return
-        log.info("oauth_token_rejected", url=str(request.url.copy_with(query=None)))
-        token = yield from self._token_for(stale=token)
-        if token is None:
-            return
-        request.headers["Authorization"] = f"bearer {token}"
-        yield request
-
-    def _token_for(
-        self, *, stale: str | None
-    ) -> Generator[httpx.Request, httpx.Response, str | None]:
-        """A valid token, fetching one unless another thread already replaced ``stale``."""
-        with self._lock:
-            if self._token is not None and self._token != stale and self._valid():
-                return self._token
-            self.token_requests += 1
-            response = yield self._token_request()
-            return self._accept(response)
-
-    def _valid(self) -> bool:
-        return self._clock() < self._expires_at
-
-    def _token_request(self) -> httpx.Request:
+    def token_request(self) -> httpx.Request:
         basic = base64.b64encode(f"{self.client_id}:{self._secret}".encode()).decode("ascii")
         form = {"grant_type": self.grant_type}
         if self.grant_type == "password":
@@ -119,15 +70,10 @@ class RedditOAuth(httpx.Auth):
             headers={"Authorization": f"Basic {basic}", "User-Agent": self.user_agent},
         )
 
-    # --- reading the token endpoint's answer ----------------------------------------------
+    def acquired_fields(self) -> dict[str, str]:
+        return {"grant_type": self.grant_type}
 
-    def _accept(self, response: httpx.Response) -> str | None:
-        """Cache the token from a good answer; None for a transient failure; else AuthError."""
-        status = response.status_code
-        if status == 429 or status >= 500:
-            log.warning("oauth_token_unavailable", url=self.auth_url, status=status)
-            return None
-        body = json_or_none(response)
+    def checked_token(self, status: int, body: Any) -> str:
         if status == 401:
             raise AuthError(
                 f"Reddit's token endpoint {self.auth_url} answered HTTP 401: it does not know "
@@ -146,11 +92,6 @@ class RedditOAuth(httpx.Auth):
                 f"Reddit's token endpoint {self.auth_url} answered without an access_token. "
                 f"Check {_CLIENT_SETTINGS} ({_ALTERNATIVE})."
             )
-        register_secrets([token])
-        lifetime = positive_seconds(body.get("expires_in"), default=3600.0)
-        self._token = token
-        self._expires_at = self._clock() + max(lifetime - EXPIRY_MARGIN, lifetime / 2)
-        log.info("oauth_token_acquired", grant_type=self.grant_type, expires_in=lifetime)
         return token
 
     def _error_message(self, status: int, body: dict[str, Any]) -> str:

@@ -210,44 +210,84 @@ async def run_research(
     engine = CountingEngine(deps.engine, budget_usd=deps.budget())
     timings: dict[str, float] = {}
     started = time.perf_counter()
-
-    async def expert_branch() -> list[ExpertResponse]:
-        if not experts:
-            return []
-        clock = time.perf_counter()
-        deps.progress("experts", f"asking {', '.join(experts)}")
-        try:
-            with stage_span("research.experts", items_in=len(experts)):
-                return await _ask_experts(question, deps, engine, experts, use_recent_only)
-        finally:
-            timings["experts"] = elapsed_ms(clock)
-
-    async def reddit_branch() -> _RedditPart:
-        if not search_reddit:
-            return _RedditPart()
-        clock = time.perf_counter()
-        try:
-            with stage_span("research.reddit", source=deps.source.name if deps.source else None):
-                return _RedditPart(run=await _search_reddit(question, deps, engine, subreddits))
-        except CrowdsiftError as exc:
-            if not experts and not sources:
-                raise
-            return _RedditPart(failure=str(exc))
-        finally:
-            timings["reddit"] = elapsed_ms(clock)
-
     expert_responses, reddit, fetches = await asyncio.gather(
-        expert_branch(),
-        reddit_branch(),
+        _expert_branch(question, deps, engine, experts, use_recent_only, timings),
+        _reddit_branch(
+            question, deps, engine, subreddits, timings,
+            searched=search_reddit, alone=not experts and not sources,
+        ),
         _extra_sources(question, deps, engine, sources, timings),
-    )
+    )  # fmt: skip
     synthesized = await _synthesize(question, deps, engine, reddit, evidence_items(fetches),
                                     timings)  # fmt: skip
     timings["total"] = elapsed_ms(started)
+    result = _result(question, deps, engine, reddit, synthesized, expert_responses, fetches,
+                     timings)  # fmt: skip
+    evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
+    return AskRun(result=result, evidence=evidence or _empty_evidence(question))
+
+
+async def _expert_branch(
+    question: str,
+    deps: AskDeps,
+    engine: CountingEngine,
+    experts: Sequence[str],
+    use_recent_only: bool,
+    timings: dict[str, float],
+) -> list[ExpertResponse]:
+    """The Experts Panel for every asked expert (none: nothing), timed."""
+    if not experts:
+        return []
+    clock = time.perf_counter()
+    deps.progress("experts", f"asking {', '.join(experts)}")
+    try:
+        with stage_span("research.experts", items_in=len(experts)):
+            return await _ask_experts(question, deps, engine, experts, use_recent_only)
+    finally:
+        timings["experts"] = elapsed_ms(clock)
+
+
+async def _reddit_branch(
+    question: str,
+    deps: AskDeps,
+    engine: CountingEngine,
+    subreddits: Sequence[str],
+    timings: dict[str, float],
+    *,
+    searched: bool,
+    alone: bool,
+) -> _RedditPart:
+    """The Reddit branch, timed; its failure is the run's when Reddit is ``alone``, else a
+    part of the answer beside the experts and other sources."""
+    if not searched:
+        return _RedditPart()
+    clock = time.perf_counter()
+    try:
+        with stage_span("research.reddit", source=deps.source.name if deps.source else None):
+            return _RedditPart(run=await _search_reddit(question, deps, engine, subreddits))
+    except CrowdsiftError as exc:
+        if alone:
+            raise
+        return _RedditPart(failure=str(exc))
+    finally:
+        timings["reddit"] = elapsed_ms(clock)
+
+
+def _result(
+    question: str,
+    deps: AskDeps,
+    engine: CountingEngine,
+    reddit: _RedditPart,
+    synthesized: Synthesized,
+    expert_responses: list[ExpertResponse],
+    fetches: list[SourceFetch],
+    timings: dict[str, float],
+) -> ResearchResult:
+    """The run's parts as one result, each status decided once (``outcome``, ``status``)."""
     source = deps.source.name if deps.source is not None else "none"
     parts = answer_parts(source, engine.name, engine.usage, reddit.run, synthesized, reddit.failure)
     response, summary = parts.reddit, parts.summary
-    result = ResearchResult(
+    return ResearchResult(
         question=question,
         status=overall_status(expert_responses, response, summary, fetches, engine.usage),
         engine=engine.name,
@@ -264,8 +304,6 @@ async def run_research(
         source_status=source_status(deps.source),
         window=_window(deps.since, reddit.run),
     )
-    evidence = reddit.run.evidence if reddit.run and reddit.run.evidence else None
-    return AskRun(result=result, evidence=evidence or _empty_evidence(question))
 
 
 def _window(since: datetime | None, run: RedditRun | None) -> str | None:

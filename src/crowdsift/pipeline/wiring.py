@@ -28,6 +28,7 @@ from crowdsift.sources.reddit.factory import build_source
 
 if TYPE_CHECKING:
     from crowdsift.engines.embedding import Embedder
+    from crowdsift.sources.experts.models import ExpertStore
 
 __all__ = ["EngineChoice", "ResearchOptions", "research_deps"]
 
@@ -91,14 +92,7 @@ async def research_deps(
                 if archive is None:  # a live source: the user's directory, built if need be
                     directory = _directory(settings, options.progress, progress)
                     embedder = _embedder(engine, settings)
-            expert_store = None
-            if experts:
-                from crowdsift.pipeline.experts.commands import ensure_requested
-                from crowdsift.sources.experts.db import SqlExpertStore
-
-                expert_store = SqlExpertStore(settings.resolved_database_url)
-                stack.callback(expert_store.close)
-                ensure_requested(expert_store, experts)
+            expert_store = _expert_store(settings, experts, stack) if experts else None
             comment_store = None
             if options.persist and search_reddit:
                 comment_store = CommentStore.from_url(settings.resolved_database_url)
@@ -122,6 +116,18 @@ async def research_deps(
     finally:
         if options.shared_engine is None:
             await engine.aclose()
+
+
+def _expert_store(settings: Settings, experts: Sequence[str], stack: ExitStack) -> ExpertStore:
+    """The expert store, closed with ``stack``; bundled demo experts asked for are imported,
+    and an unknown id fails here, before any work."""
+    from crowdsift.pipeline.experts.commands import ensure_requested
+    from crowdsift.sources.experts.db import SqlExpertStore
+
+    store = SqlExpertStore(settings.resolved_database_url)
+    stack.callback(store.close)
+    ensure_requested(store, experts)
+    return store
 
 
 def _tell(wanted: bool | Progress, progress: Progress, message: str) -> None:
@@ -185,7 +191,7 @@ def _progress_sink(progress: bool | Progress) -> Progress:
     """True prints to stderr, a callable receives the events, False drops them."""
     if callable(progress):
         return progress
-    return _print_progress if progress else (lambda stage, message: None)
+    return _print_progress if progress else (lambda _stage, _message: None)
 
 
 def _print_progress(stage: str, message: str) -> None:

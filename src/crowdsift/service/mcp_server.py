@@ -128,52 +128,61 @@ def build_server(
     return server
 
 
+Question = Annotated[
+    str,
+    Field(
+        description="The question, in plain words and any language "
+        f"({MIN_QUESTION_CHARS} to {MAX_QUESTION_CHARS} characters).",
+        examples=["Is the Plaud Note worth it compared to a phone recording app?"],
+    ),
+]
+Experts = Annotated[
+    list[str],
+    Field(
+        default_factory=list,
+        description=f"Expert ids to ask (from `list_experts`, at most {MAX_EXPERTS}); "
+        "empty asks Reddit only.",
+    ),
+]
+SearchReddit = Annotated[bool, Field(description="Search Reddit; false asks only the experts.")]
+UseRecentOnly = Annotated[
+    bool, Field(description="Experts: only their posts of the last 3 months.")
+]
+EngineName = Annotated[
+    Literal["local", "openai"] | None,
+    Field(description="local (extractive, no key) or openai; default from settings."),
+]
+Subreddits = Annotated[
+    list[str],
+    Field(
+        default_factory=list,
+        description="Subreddits to search instead of the planner's choice (optional).",
+    ),
+]
+OtherSources = Annotated[
+    list[Literal["youtube", "amazon"]],
+    Field(
+        default_factory=list,
+        description="Also search YouTube videos / Amazon products; each is skipped with "
+        "a notice when its credentials are not configured.",
+    ),
+]
+"""The research tool's arguments, as its schema describes them to a client (and ``Since``,
+below its description)."""
+
+
 def _add_research(server: MCPServer[Any], run_research: ResearchFn) -> None:
     async def research(
-        question: Annotated[
-            str,
-            Field(
-                description="The question, in plain words and any language "
-                f"({MIN_QUESTION_CHARS} to {MAX_QUESTION_CHARS} characters).",
-                examples=["Is the Plaud Note worth it compared to a phone recording app?"],
-            ),
-        ],
+        question: Question,
         ctx: Context[Any, Any],
         *,
-        experts: Annotated[
-            list[str],
-            Field(
-                default_factory=list,
-                description=f"Expert ids to ask (from `list_experts`, at most {MAX_EXPERTS}); "
-                "empty asks Reddit only.",
-            ),
-        ],
-        search_reddit: Annotated[
-            bool, Field(description="Search Reddit; false asks only the experts.")
-        ] = True,
-        use_recent_only: Annotated[
-            bool, Field(description="Experts: only their posts of the last 3 months.")
-        ] = False,
-        engine: Annotated[
-            Literal["local", "openai"] | None,
-            Field(description="local (extractive, no key) or openai; default from settings."),
-        ] = None,
-        subreddits: Annotated[
-            list[str],
-            Field(
-                default_factory=list,
-                description="Subreddits to search instead of the planner's choice (optional).",
-            ),
-        ],
-        sources: Annotated[
-            list[Literal["youtube", "amazon"]],
-            Field(
-                default_factory=list,
-                description="Also search YouTube videos / Amazon products; each is skipped with "
-                "a notice when its credentials are not configured.",
-            ),
-        ],
-        since: Annotated[str | None, Field(description=SINCE_DESCRIPTION)] = None,
+        experts: Experts,
+        search_reddit: SearchReddit = True,
+        use_recent_only: UseRecentOnly = False,
+        engine: EngineName = None,
+        subreddits: Subreddits,
+        sources: OtherSources,
+        since: Since = None,
     ) -> ResearchResult:
         request = _validated_request(
             question=question,
@@ -279,6 +288,7 @@ SINCE_DESCRIPTION = (
     "Only posts since then: 12h, 30d, 2w, 6m, 1y, a date like 2026-01-01, or all (any time). "
     "Default: the last month for fast-moving topics, else any time."
 )
+Since = Annotated[str | None, Field(description=SINCE_DESCRIPTION)]
 
 
 def _with_since(plan: SearchPlan, since: str) -> SearchPlan:

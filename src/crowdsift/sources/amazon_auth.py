@@ -6,28 +6,27 @@ from a regional Amazon Cognito endpoint (form-encoded body, scope ``creatorsapi/
 credentials from Login with Amazon (JSON body, scope ``creatorsapi::default``). The API then
 wants ``Authorization: Bearer TOKEN, Version 2.1`` for 2.x and plain ``Bearer TOKEN`` for 3.x.
 
-``auth_flow`` yields the token request itself, so the whole dance runs through the injected
-client and is testable against a local server. The token is cached until 30 s before
-``expires_in``; an API 401 (token expired or revoked early) triggers exactly one refresh and
-one resend. A 429/5xx from the token endpoint is handed back as the answer, so the caller's
-retry policy treats it like any other server hiccup. Any other refusal raises ``AuthError``
+The token flow is ``crowdsift.http.bearer.BearerAuth``, the one Reddit's OAuth uses: the
+token request runs through the injected client (testable against a local server), the token is
+cached until 30 s before ``expires_in``, an API 401 (token expired or revoked early) triggers
+exactly one refresh and one resend, and a 429/5xx from the token endpoint is handed back as the
+answer, so the caller's retry policy treats it like any other server hiccup. Any other refusal
+raises ``AuthError``
 naming AMAZON_CREDENTIAL_ID / AMAZON_CREDENTIAL_SECRET; the secret and tokens never enter a
 message or a log line.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 
 from crowdsift.core.errors import AuthError, ConfigError
-from crowdsift.core.log import get_logger, register_secrets
-from crowdsift.http.json_body import json_or_none, positive_seconds
-
-log = get_logger(__name__)
+from crowdsift.core.log import register_secrets
+from crowdsift.http.bearer import BearerAuth
 
 EXPIRY_MARGIN = 30.0
 """Refresh this many seconds before the token endpoint says the token expires."""
@@ -75,10 +74,11 @@ def authorization_value(token: str, version: str) -> str:
     return f"Bearer {token}" if is_lwa(version) else f"Bearer {token}, Version {version.strip()}"
 
 
-class CreatorsOAuth(httpx.Auth):
+class CreatorsOAuth(BearerAuth):
     """Bearer-token auth for the Creators API (client-credentials grant). Thread-safe."""
 
-    requires_response_body = True  # the token response is read inside the flow
+    expiry_margin = EXPIRY_MARGIN
+    event_prefix = "amazon"
 
     def __init__(
         self,
@@ -89,56 +89,16 @@ class CreatorsOAuth(httpx.Auth):
         version: str = "2.1",
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.auth_url = auth_url
+        super().__init__(auth_url=auth_url, clock=clock)
         self.credential_id = credential_id
         self.version = version.strip()
         self._secret = credential_secret
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._token: str | None = None
-        self._expires_at = 0.0
-        self.token_requests = 0
         register_secrets([credential_secret])
 
     def __repr__(self) -> str:  # never show the secret, even in a debugger or a traceback
         return f"CreatorsOAuth(credential_id={self.credential_id!r}, version={self.version!r})"
 
-    # --- the flow -----------------------------------------------------------------------
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        token = yield from self._token_for(stale=None)
-        if token is None:  # the token endpoint had a transient failure: that is the answer
-            return
-        request.headers["Authorization"] = authorization_value(token, self.version)
-        response = yield request
-        if response.status_code != 401:
-            return
-        log.info("amazon_token_rejected", url=str(request.url.copy_with(query=None)))
-        token = yield from self._token_for(stale=token)
-        if token is None:
-            return
-        request.headers["Authorization"] = authorization_value(token, self.version)
-        yield request
-
-    def _token_for(
-        self, *, stale: str | None
-    ) -> Generator[httpx.Request, httpx.Response, str | None]:
-        """A valid token, fetching one unless another thread already replaced ``stale``.
-
-        The lock is held across the token request so threads finding the token stale at once
-        share one request (safe for the sync client, which drives the flow on this thread).
-        """
-        with self._lock:
-            if self._token is not None and self._token != stale and self._valid():
-                return self._token
-            self.token_requests += 1
-            response = yield self._token_request()
-            return self._accept(response)
-
-    def _valid(self) -> bool:
-        return self._clock() < self._expires_at
-
-    def _token_request(self) -> httpx.Request:
+    def token_request(self) -> httpx.Request:
         fields = {
             "grant_type": "client_credentials",
             "client_id": self.credential_id,
@@ -149,15 +109,13 @@ class CreatorsOAuth(httpx.Auth):
             return httpx.Request("POST", self.auth_url, json=fields)
         return httpx.Request("POST", self.auth_url, data=fields)
 
-    # --- reading the token endpoint's answer ----------------------------------------------
+    def authorization(self, token: str) -> str:
+        return authorization_value(token, self.version)
 
-    def _accept(self, response: httpx.Response) -> str | None:
-        """Cache the token from a good answer; None for a transient failure; else AuthError."""
-        status = response.status_code
-        if status == 429 or status >= 500:
-            log.warning("amazon_token_unavailable", url=self.auth_url, status=status)
-            return None
-        body = json_or_none(response)
+    def acquired_fields(self) -> dict[str, str]:
+        return {"version": self.version}
+
+    def checked_token(self, status: int, body: Any) -> str:
         where = f"The Creators API token endpoint {self.auth_url} answered HTTP {status}"
         if status != 200 or not isinstance(body, dict) or "error" in body:
             raise AuthError(_refusal(where, body))
@@ -167,11 +125,6 @@ class CreatorsOAuth(httpx.Auth):
                 f"{where} without an access_token. Check AMAZON_AUTH_URL (unset = the endpoint "
                 f"of AMAZON_CREDENTIAL_VERSION) and {CREDENTIAL_SETTINGS}."
             )
-        register_secrets([token])
-        lifetime = positive_seconds(body.get("expires_in"), default=3600.0)
-        self._token = token
-        self._expires_at = self._clock() + max(lifetime - EXPIRY_MARGIN, lifetime / 2)
-        log.info("amazon_token_acquired", version=self.version, expires_in=lifetime)
         return token
 
 

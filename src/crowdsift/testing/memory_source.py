@@ -38,11 +38,11 @@ class MemorySource:
         subreddit: str,
         term: str,
         *,
-        sort: SearchSort = "relevance",
-        time_filter: TimeFilter = "all",
+        sort: SearchSort = "relevance",  # noqa: ARG002  # RedditSource's; pages come as scripted
+        time_filter: TimeFilter = "all",  # noqa: ARG002
         limit: int = 25,
         after: str | None = None,
-        since: datetime | None = None,
+        since: datetime | None = None,  # noqa: ARG002
     ) -> SearchPage:
         with self._lock:
             self.calls.append(("search", subreddit, term, after or ""))

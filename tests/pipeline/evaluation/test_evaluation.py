@@ -339,7 +339,7 @@ def test_cases_are_timed_with_the_injected_clock_and_the_baseline_is_measured_al
     ticks = iter([10.0, 12.5, 12.5, 12.75, 20.0, 21.0, 21.0, 21.5])
     lines: list[str] = []
 
-    def baseline(question: str) -> BaselineAnswer:
+    def baseline(_question: str) -> BaselineAnswer:
         return BaselineAnswer(
             threads=["zz", "b2"], replies=["Toggle Bluetooth.", "Force-close the app."]
         )

@@ -67,6 +67,6 @@ def test_warm_up_runs_lingua_on_every_sample_english_too(monkeypatch: pytest.Mon
             seen.append(text)
 
     monkeypatch.setattr(language, "_detector", Recorder)
-    monkeypatch.setattr(language, "plainly_english", lambda prose: True)
+    monkeypatch.setattr(language, "plainly_english", lambda _prose: True)
     language.warm_up()
     assert seen == list(language._WARM_UP_SAMPLES)

@@ -106,10 +106,10 @@ def test_rerunning_replaces_instead_of_duplicating(drift_store: MemoryExpertStor
 
 
 def test_only_posts_with_enough_comments_are_analysed(drift_store: MemoryExpertStore) -> None:
-    engine = ScriptedEngine(function=lambda task: DriftDraft())
+    engine = ScriptedEngine(function=lambda _task: DriftDraft())
     _dr_run(drift_store, engine, drift_min_comments=2)
     assert sorted(t.post.post_id for t in engine.requests) == [10, 20]
-    engine = ScriptedEngine(function=lambda task: DriftDraft())
+    engine = ScriptedEngine(function=lambda _task: DriftDraft())
     _dr_run(drift_store, engine, drift_min_comments=3)
     [task] = engine.requests
     assert isinstance(task, DriftTask) and task.phase == "drift_analysis"
@@ -120,7 +120,7 @@ def test_only_posts_with_enough_comments_are_analysed(drift_store: MemoryExpertS
 
 
 def test_only_the_newest_comments_are_sent(drift_store: MemoryExpertStore) -> None:
-    engine = ScriptedEngine(function=lambda task: DriftDraft())
+    engine = ScriptedEngine(function=lambda _task: DriftDraft())
     _dr_run(drift_store, engine, drift_max_comments=3)
     assert [c.comment_id for c in engine.requests[0].comments] == [1006, 1007, 1008]
 
@@ -174,7 +174,7 @@ class _DriftSlowEngine:
         self.peak = 0
         self.calls = 0
 
-    async def run(self, task: Task[OutT]) -> EngineReply[OutT]:
+    async def run(self, _task: Task[OutT]) -> EngineReply[OutT]:
         self.in_flight += 1
         self.calls += 1
         self.peak = max(self.peak, self.in_flight)

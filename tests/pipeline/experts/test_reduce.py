@@ -142,7 +142,7 @@ def test_citation_edge_cases() -> None:
 
 
 def _rd_answer(answer: str) -> ScriptedEngine:
-    return ScriptedEngine(function=lambda task: {"answer": answer})
+    return ScriptedEngine(function=lambda _task: {"answer": answer})
 
 
 def test_run_reduce_sanitises_and_checks_the_answer() -> None:

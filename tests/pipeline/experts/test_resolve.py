@@ -113,13 +113,13 @@ def test_no_high_posts_no_context(rs_store: MemoryExpertStore) -> None:
 class _LeakyStore(MemoryExpertStore):
     """A broken store that ignores ``expert_id``: resolve must not pass its leaks on."""
 
-    def links(self, expert_id: str, post_ids: Sequence[int]) -> list[PostLink]:
+    def links(self, _expert_id: str, post_ids: Sequence[int]) -> list[PostLink]:
         return [
             link for link in self._links
             if link.source_id in post_ids or link.target_id in post_ids
         ]  # fmt: skip
 
-    def posts_by_id(self, expert_id: str, post_ids: Sequence[int]) -> list[ExpertPost]:
+    def posts_by_id(self, _expert_id: str, post_ids: Sequence[int]) -> list[ExpertPost]:
         return [p for (_, pid), p in self._posts.items() if pid in post_ids]
 
 

@@ -124,7 +124,7 @@ def test_failed_comment_fetch_keeps_the_post_and_reports() -> None:
 
 def test_auth_errors_stop_the_fetch() -> None:
     class Refusing(MemorySource):
-        def search_subreddit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        def search_subreddit(self, *_args: object, **_kwargs: object):  # type: ignore[no-untyped-def]
             raise AuthError("Reddit refused the credentials; check REDDIT_CLIENT_ID")
 
     with pytest.raises(AuthError, match="REDDIT_CLIENT_ID"):

@@ -26,7 +26,7 @@ RELEASE = threading.Event()
 """Set to let a job whose question starts with "wait" finish."""
 
 
-def _research(request: ResearchRequest, progress: Progress) -> ResearchResult:
+def _research(request: ResearchRequest, _progress: Progress) -> ResearchResult:
     if request.question.startswith("wait"):
         RELEASE.wait(timeout=60)
     if request.question.startswith("fail"):
@@ -49,7 +49,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     RELEASE.set()
 
 
-def _no_fetch(plan: object) -> Any:
+def _no_fetch(_plan: object) -> Any:
     raise AssertionError("reports never fetch")
 
 

@@ -90,7 +90,7 @@ def test_research_request_resolves_since_and_the_service_passes_it_on(
     assert relative is not None and relative < datetime.now(UTC) - timedelta(days=29)
     seen: list[Any] = []
 
-    async def fake_research(question: str, **kwargs: Any) -> ResearchResult:
+    async def fake_research(_question: str, **kwargs: Any) -> ResearchResult:
         seen.append(kwargs["options"].since)
         raise RuntimeError("stop here")
 
@@ -99,7 +99,7 @@ def test_research_request_resolves_since_and_the_service_passes_it_on(
     monkeypatch.setattr(research_module, "research_async", fake_research)
     service = ResearchService(demo_settings(tmp_path / "home"))
     with pytest.raises(RuntimeError, match="stop here"):
-        service(request.model_copy(update={"engine": "openai"}), lambda stage, message: None)
+        service(request.model_copy(update={"engine": "openai"}), lambda _stage, _message: None)
     assert seen == [datetime(2026, 10, 26, tzinfo=UTC)]
 
 

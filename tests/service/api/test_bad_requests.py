@@ -31,7 +31,7 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 JSON = {**AUTH, "Content-Type": "application/json"}
 
 
-def research_switched_off(request: ResearchRequest, progress: Progress) -> ResearchResult:
+def research_switched_off(_request: ResearchRequest, _progress: Progress) -> ResearchResult:
     raise CrowdsiftError("research is switched off in these tests")
 
 

@@ -248,7 +248,7 @@ def test_a_failed_job_is_counted_and_a_broken_counter_table_never_fails_a_job(
     store = JobStore.from_url(url)
     calls: list[str] = []
 
-    def answer(request: ResearchRequest, progress: Progress) -> ResearchResult:
+    def answer(request: ResearchRequest, _progress: Progress) -> ResearchResult:
         calls.append(request.question)
         if "fail" in request.question:
             raise SourceError("the archive is gone")

@@ -56,7 +56,7 @@ BOUNDED = settings(
 )
 
 
-def research_switched_off(request: ResearchRequest, progress: Progress) -> ResearchResult:
+def research_switched_off(_request: ResearchRequest, progress: Progress) -> ResearchResult:
     """Jobs go through the real executor and end ``failed`` straight away."""
     progress("job", "research is switched off for the fuzz run")
     raise CrowdsiftError("research is switched off for the fuzz run")
@@ -98,7 +98,7 @@ def header(response: schemathesis.Response, name: str) -> str:
     return ", ".join(response.headers.get(name, []))
 
 
-def error_body_shape(ctx: Any, response: schemathesis.Response, case: schemathesis.Case) -> None:
+def error_body_shape(_ctx: Any, response: schemathesis.Response, _case: schemathesis.Case) -> None:
     """Every 4xx/5xx is ``{"error": {"code", "message"}}``, whatever the route."""
     if response.status_code < 400:
         return

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from playwright.sync_api import Browser, Dialog, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Dialog, Locator, Page, Route, expect, sync_playwright
 from pydantic import SecretStr
 
 from crowdsift.core.config import Settings
@@ -122,7 +122,7 @@ def crafted_app(
     return create_app(settings, state=state)
 
 
-def _no_fetch(plan: object) -> Any:
+def _no_fetch(_plan: object) -> Any:
     raise AssertionError("the page never calls /api/fetch")
 
 
@@ -751,6 +751,27 @@ def ask_and_capture_body(page: Page) -> dict[str, Any]:
     return body
 
 
+def _expect_other_sources(page: Page, other: Locator) -> None:
+    """The "Other sources" section: a block per kind with its yield, items and errors."""
+    expect(other.get_by_role("heading", name="Other sources")).to_be_visible()
+    youtube = other.locator('.source-fetch[data-kind="youtube"]')
+    expect(youtube.locator("h3")).to_have_text("YouTube")
+    expect(youtube).to_contain_text("2 relevant of 5 (yield 40%, refetched once)")
+    expect(youtube.locator(".evidence-item").first).to_contain_text(
+        f"Channel {SCRIPT} · 12.3K views · 678 likes · 90 comments · 2026-03-04"
+    )
+    amazon = other.locator('.source-fetch[data-kind="amazon"]')
+    expect(amazon).to_contain_text("1 relevant of 5 (yield 20%)")
+    expect(amazon.locator(".evidence-item")).to_contain_text("★ 4.6 · 1.2K reviews")
+    expect(amazon.locator("ul.error")).to_have_text(f"refetch failed {IMG}")
+    assert hrefs(page, "#other-sources a") == [YT_URL, YT_PLAIN_URL, AMZN_URL]
+    expect(other.get_by_role("link", name=f"YouTube: Review {IMG}")).to_have_text(f"Review {IMG}")
+    for opener in other.locator("details summary").all():
+        opener.click()
+    expect(youtube.locator("details")).to_contain_text(f"comment {IMG}")
+    expect(amazon.locator("details")).to_contain_text(f"review {SCRIPT}")
+
+
 def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_and_skips(
     sources_server: tuple[str, Scripted], browser: Browser
 ) -> None:
@@ -782,25 +803,7 @@ def test_youtube_and_amazon_boxes_send_sources_and_the_page_shows_kinds_items_an
         assert hrefs(page, "#community ol.sources a") == [SAFE_THREAD, YT_URL, AMZN_URL]
 
         other = page.locator("#other-sources")
-        expect(other.get_by_role("heading", name="Other sources")).to_be_visible()
-        youtube = other.locator('.source-fetch[data-kind="youtube"]')
-        expect(youtube.locator("h3")).to_have_text("YouTube")
-        expect(youtube).to_contain_text("2 relevant of 5 (yield 40%, refetched once)")
-        expect(youtube.locator(".evidence-item").first).to_contain_text(
-            f"Channel {SCRIPT} · 12.3K views · 678 likes · 90 comments · 2026-03-04"
-        )
-        amazon = other.locator('.source-fetch[data-kind="amazon"]')
-        expect(amazon).to_contain_text("1 relevant of 5 (yield 20%)")
-        expect(amazon.locator(".evidence-item")).to_contain_text("★ 4.6 · 1.2K reviews")
-        expect(amazon.locator("ul.error")).to_have_text(f"refetch failed {IMG}")
-        assert hrefs(page, "#other-sources a") == [YT_URL, YT_PLAIN_URL, AMZN_URL]
-        expect(other.get_by_role("link", name=f"YouTube: Review {IMG}")).to_have_text(
-            f"Review {IMG}"
-        )
-        for opener in other.locator("details summary").all():
-            opener.click()
-        expect(youtube.locator("details")).to_contain_text(f"comment {IMG}")
-        expect(amazon.locator("details")).to_contain_text(f"review {SCRIPT}")
+        _expect_other_sources(page, other)
 
         assert page.locator("img").count() == 0
         assert page.locator("script").count() == 1

@@ -32,7 +32,7 @@ def arctic_server() -> Iterator[ArcticShiftServer]:
 
 @pytest.fixture
 def llm_server() -> Iterator[ChatCompletionsServer]:
-    with ChatCompletionsServer(api_key=LLM_KEY, responder=lambda request: "OK") as server:
+    with ChatCompletionsServer(api_key=LLM_KEY, responder=lambda _request: "OK") as server:
         yield server
 
 

@@ -84,7 +84,7 @@ def test_every_run_claims_its_job_under_its_own_worker_name(tmp_path: Path) -> N
 def test_a_failing_run_ends_failed_with_its_message(
     tmp_path: Path, error: Exception, expected: str
 ) -> None:
-    def broken(request: ResearchRequest, progress: Progress) -> ResearchResult:
+    def broken(_request: ResearchRequest, _progress: Progress) -> ResearchResult:
         raise error
 
     service = make_service(f"sqlite:///{tmp_path / 'j.sqlite'}", broken)

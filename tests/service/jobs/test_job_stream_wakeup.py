@@ -129,7 +129,7 @@ def test_a_write_from_another_process_is_still_found_by_polling(tmp_path: Path) 
 class _NoDispatch:
     resumes_queued = False
 
-    def submit(self, job_id: str) -> None:
+    def submit(self, _job_id: str) -> None:
         raise AssertionError("nothing is dispatched in this test")
 
     def close(self) -> None:

@@ -259,7 +259,7 @@ def test_interrupted_import_leaves_a_consistent_db_and_rerun_completes(
     records = [kit.post(f"p{i}", title=f"sony number {i}") for i in range(10)]
     path = dump("RS_i.ndjson", records)
 
-    def crash_after_first_batch(event: ImportProgress) -> None:
+    def crash_after_first_batch(_event: ImportProgress) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):

@@ -209,7 +209,7 @@ def workers_only(monkeypatch: pytest.MonkeyPatch, small_chunks: None) -> None:
 
 @pytest.fixture
 def no_worker_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object) -> None:
+    def refuse(*_args: object) -> None:
         raise AssertionError("a worker process was started")
 
     monkeypatch.setattr(parallel, "_Worker", refuse)
@@ -373,7 +373,7 @@ def test_a_worker_killed_mid_import_is_a_clear_error_and_a_rerun_completes(
     archive = tmp_path / "a.sqlite"
     before = children(os.getpid())
 
-    def kill_the_worker(event: ImportProgress) -> None:
+    def kill_the_worker(_event: ImportProgress) -> None:
         for pid in children(os.getpid(), zombies=False) - before:
             os.kill(pid, signal.SIGKILL)
 

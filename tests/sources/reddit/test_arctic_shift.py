@@ -300,7 +300,7 @@ def test_comments_page_past_one_hundred_without_loss_or_repeats(arctic: Harness)
 
 
 def test_misbehaving_answers_never_leak_other_threads_or_more_stubs() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(_request: httpx.Request) -> httpx.Response:
         data = [
             make_comment("ok", "p1", 100),
             make_comment("alien", "p9", 101),
@@ -356,7 +356,7 @@ def test_other_api_errors_become_response_errors_naming_the_url(arctic: Harness)
 
 
 def test_a_non_envelope_answer_is_a_response_error() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(_request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json=[1, 2, 3])
 
     with httpx.Client(transport=httpx.MockTransport(handler), base_url="http://as") as client:

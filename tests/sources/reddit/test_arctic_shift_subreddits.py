@@ -229,7 +229,7 @@ def test_client_keeps_dicts_and_unwraps_t5_wrappers_only() -> None:
         {"display_name": "b"},
     ]
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(_request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"data": data})
 
     with httpx.Client(transport=httpx.MockTransport(handler), base_url="http://as") as client:

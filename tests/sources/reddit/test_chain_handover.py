@@ -47,7 +47,13 @@ class Failing(MemorySource):
         if self.error is not None and calls >= self.after:
             raise self.error
         return super().search_subreddit(
-            subreddit, term, sort=sort, time_filter=time_filter, limit=limit, after=after
+            subreddit,
+            term,
+            sort=sort,
+            time_filter=time_filter,
+            limit=limit,
+            after=after,
+            since=since,
         )
 
 

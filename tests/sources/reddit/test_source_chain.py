@@ -250,7 +250,7 @@ def nothing_answers(
 ) -> Iterator[None]:
     """Wrong Reddit credentials, a dead Arctic Shift, no archive, and a damaged sample."""
 
-    def broken_sample(settings: Settings) -> Link:
+    def broken_sample(_settings: Settings) -> Link:
         def build() -> object:
             raise ArchiveError("the sample archive is damaged; reinstall crowdsift")
 

@@ -329,7 +329,7 @@ def test_save_replaces_the_file_whole_or_not_at_all(
         FakeFetch({"p": [about("python", 1_300_000)]}), prefixes="p", previous=old
     )
 
-    def broken_replace(self: Path, target: Path) -> Path:
+    def broken_replace(_self: Path, _target: Path) -> Path:
         raise OSError("disk full")
 
     monkeypatch.setattr(Path, "replace", broken_replace)

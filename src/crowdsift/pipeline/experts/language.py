@@ -107,7 +107,7 @@ class TranslateTask(Task[Translation]):
             data = {"text": data}
         return super().parse(data)
 
-    def run_local(self, kit: LocalKit) -> Translation:
+    def run_local(self, _kit: LocalKit) -> Translation:
         """No local translation: the original, not pretending otherwise."""
         return Translation(
             text=self.answer,

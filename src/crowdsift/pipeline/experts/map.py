@@ -309,6 +309,19 @@ async def run_map(
     if failed:
         log.warning("map_requeue", chunks=failed)
         failed = await run_pass(failed)
+    return _outcome(tasks, results, failed, requeued, usage, posts=len(posts))
+
+
+def _outcome(
+    tasks: Sequence[MapTask],
+    results: dict[int, list[ScoredPost]],
+    failed: Sequence[int],
+    requeued: int,
+    usage: Usage,
+    *,
+    posts: int,
+) -> MapOutcome:
+    """The chunks' marks in post order, and which chunks (and posts) failed twice; logged."""
     outcome = MapOutcome(
         scored=[s for i in sorted(results) for s in results[i]],
         chunks=len(tasks),
@@ -319,7 +332,7 @@ async def run_map(
     )
     marks = Counter(s.relevance for s in outcome.scored)
     log.info(
-        "map_done", posts=len(posts), chunks=outcome.chunks, failed_chunks=outcome.failed_chunks,
+        "map_done", posts=posts, chunks=outcome.chunks, failed_chunks=outcome.failed_chunks,
         requeued_chunks=requeued, high=marks[Relevance.HIGH], medium=marks[Relevance.MEDIUM],
         calls=usage.calls,
     )  # fmt: skip

@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Literal
 
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import CrowdsiftError
@@ -25,12 +27,14 @@ from crowdsift.core.tracing import ITEMS_IN, ITEMS_OUT, STATUS, Attributes, obse
 from crowdsift.engines.base import Engine, Usage
 from crowdsift.pipeline.experts.comments import select_comment_groups
 from crowdsift.pipeline.experts.language import validate_language
-from crowdsift.pipeline.experts.map import run_map
+from crowdsift.pipeline.experts.map import MapOutcome, run_map
 from crowdsift.pipeline.experts.medium import run_medium_scoring
 from crowdsift.pipeline.experts.reduce import run_reduce
 from crowdsift.pipeline.experts.resolve import resolve
 from crowdsift.pipeline.experts.synthesis import synthesize_comments
 from crowdsift.sources.experts.models import (
+    Expert,
+    ExpertPost,
     ExpertResponse,
     ExpertSource,
     ExpertStore,
@@ -42,6 +46,7 @@ log = get_logger(__name__)
 Clock = Callable[[], datetime]
 Sleep = Callable[[float], Awaitable[None]]
 EXCERPT_CHARS = 240
+ExpertStatus = Literal["ok", "partial", "no_results", "failed"]
 
 
 class _Timer:
@@ -60,7 +65,7 @@ class _Timer:
         self._start, self._start_ns = now, now_ns
 
 
-def _expert_attributes(question: str, expert_id: str, **_: object) -> Attributes:
+def _expert_attributes(question: str, expert_id: str, **_: object) -> Attributes:  # noqa: ARG001
     return {"crowdsift.expert_id": expert_id}
 
 
@@ -90,90 +95,132 @@ async def run_expert(
     if expert is None:
         raise CrowdsiftError(f"no expert {expert_id!r} in the store; see `crowdsift experts list`")
     since = recent_bound(since, clock() - timedelta(days=config.recent_days), use_recent_only)
-    timer = _Timer()
-    usage = Usage()
-    response = ExpertResponse(expert_id=expert_id, engine=engine.name)
+    run = _ExpertRun(question, expert_id, store, engine, config, since)
     posts = store.posts(expert_id, since=since)
-    response.counts["posts"] = len(posts)
-
-    mapped = await run_map(question, posts, engine, config, sleep=sleep)
-    usage.add(mapped.usage)
-    timer.lap("map")
-    high = [s for s in mapped.scored if s.relevance is Relevance.HIGH]
-    medium = [s for s in mapped.scored if s.relevance is Relevance.MEDIUM]
-    response.counts.update(
-        high=len(high),
-        medium=len(medium),
-        low=len(mapped.scored) - len(high) - len(medium),
-        map_failed=len(mapped.failed_post_ids),
-    )
-    if mapped.failed_post_ids:
-        response.notes.append(
-            f"{len(mapped.failed_post_ids)} posts could not be scored (map chunks failed twice)"
-        )
-
+    run.response.counts["posts"] = len(posts)
+    mapped = await run.map(posts, sleep)
     if posts and len(mapped.failed_post_ids) == len(posts):
-        response.status = "failed"  # nothing was judged: an outage, not "nothing relevant"
-        response.timings_ms = timer.timings
-        return response
-
-    selected = await run_medium_scoring(question, medium, engine, config, usage=usage)
-    timer.lap("medium_scoring")
-    resolved = resolve(expert_id, high, store, since=since)
-    timer.lap("resolve")
-    context = [*resolved, *selected]
-    response.counts.update(
-        medium_selected=len(selected),
-        context=len([s for s in resolved if s.relevance is Relevance.CONTEXT]),
-    )
+        # nothing was judged: an outage, not "nothing relevant"
+        return run.finish("failed")
+    high, selected, context = await run.context(mapped)
     if not high and not selected:
-        response.status = "partial" if mapped.failed_post_ids else "no_results"
-        response.notes.append("no post of this expert is relevant to the question")
-        response.timings_ms = timer.timings
-        return response
+        run.response.notes.append("no post of this expert is relevant to the question")
+        return run.finish("partial" if mapped.failed_post_ids else "no_results")
+    query_language = await run.answer(expert, context)
+    await run.comments(query_language)
+    run.response.counts["llm_calls"] = run.usage.calls
+    failed = bool(run.response.removed_citations or mapped.failed_post_ids)
+    return run.finish("partial" if failed else run.response.status)
 
-    reduced = await run_reduce(question, expert, context, engine, config)
-    usage.add(reduced.usage)
-    timer.lap("reduce")
-    response.removed_citations.extend(reduced.removed_citations)
-    response.counts["reduce_context"] = len(reduced.context)
 
-    language = await validate_language(question, reduced.answer, engine)
-    usage.add(language.usage)
-    timer.lap("language")
-    response.answer = language.answer
-    response.language = language.query_language if language.translated else language.answer_language
-    if response.language == "und":
-        response.language = language.query_language
-    if language.note:
-        response.notes.append(language.note)
+@dataclass
+class _ExpertRun:
+    """One expert's panel as it goes: the response it fills, the engine usage and the time per
+    phase. Each method is one step of ``run_expert``."""
 
-    response.main_sources = _main_sources(reduced.context, reduced.cited_ids)
-    main_ids = [source.post_id for source in response.main_sources]
-    groups = await select_comment_groups(
-        question, expert_id, main_ids, store, engine, config, since=since
-    )
-    usage.add(groups.usage)
-    response.notes.extend(groups.notes)
-    timer.lap("comment_groups")
-    synthesis = await synthesize_comments(
-        question, groups, engine, config, language=language.query_language
-    )
-    usage.add(synthesis.usage)
-    timer.lap("comment_synthesis")
-    response.comment_sections = synthesis.sections
-    response.removed_citations.extend(synthesis.removed_citations)
-    response.notes.extend(synthesis.notes)
-    response.counts.update(
-        author_clarifications=len(groups.author_clarifications),
-        community_comments=len(groups.community),
-        drift_groups=len(groups.drift),
-        llm_calls=usage.calls,
-    )
-    response.timings_ms = timer.timings
-    if response.removed_citations or mapped.failed_post_ids:
-        response.status = "partial"
-    return response
+    question: str
+    expert_id: str
+    store: ExpertStore
+    engine: Engine
+    config: ExpertsConfig
+    since: datetime | None
+    timer: _Timer = field(default_factory=lambda: _Timer())
+    usage: Usage = field(default_factory=Usage)
+    response: ExpertResponse = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.response = ExpertResponse(expert_id=self.expert_id, engine=self.engine.name)
+
+    def finish(self, status: ExpertStatus) -> ExpertResponse:
+        self.response.status = status
+        self.response.timings_ms = self.timer.timings
+        return self.response
+
+    async def map(self, posts: list[ExpertPost], sleep: Sleep) -> MapOutcome:
+        """Every post marked HIGH, MEDIUM or LOW; how many of each, and which failed."""
+        mapped = await run_map(self.question, posts, self.engine, self.config, sleep=sleep)
+        self.usage.add(mapped.usage)
+        self.timer.lap("map")
+        high = sum(1 for s in mapped.scored if s.relevance is Relevance.HIGH)
+        medium = sum(1 for s in mapped.scored if s.relevance is Relevance.MEDIUM)
+        self.response.counts.update(
+            high=high,
+            medium=medium,
+            low=len(mapped.scored) - high - medium,
+            map_failed=len(mapped.failed_post_ids),
+        )
+        if mapped.failed_post_ids:
+            self.response.notes.append(
+                f"{len(mapped.failed_post_ids)} posts could not be scored (map chunks failed twice)"
+            )
+        return mapped
+
+    async def context(
+        self, mapped: MapOutcome
+    ) -> tuple[list[ScoredPost], list[ScoredPost], list[ScoredPost]]:
+        """The HIGH posts, the MEDIUM ones medium scoring rescued, and the reduce's context:
+        the HIGH posts with their linked posts, then the rescued ones."""
+        high = [s for s in mapped.scored if s.relevance is Relevance.HIGH]
+        medium = [s for s in mapped.scored if s.relevance is Relevance.MEDIUM]
+        selected = await run_medium_scoring(
+            self.question, medium, self.engine, self.config, usage=self.usage
+        )
+        self.timer.lap("medium_scoring")
+        resolved = resolve(self.expert_id, high, self.store, since=self.since)
+        self.timer.lap("resolve")
+        self.response.counts.update(
+            medium_selected=len(selected),
+            context=len([s for s in resolved if s.relevance is Relevance.CONTEXT]),
+        )
+        return high, selected, [*resolved, *selected]
+
+    async def answer(self, expert: Expert, context: list[ScoredPost]) -> str:
+        """The reduced answer in the question's language, and its sources; returns the
+        question's language."""
+        reduced = await run_reduce(self.question, expert, context, self.engine, self.config)
+        self.usage.add(reduced.usage)
+        self.timer.lap("reduce")
+        response = self.response
+        response.removed_citations.extend(reduced.removed_citations)
+        response.counts["reduce_context"] = len(reduced.context)
+        language = await validate_language(self.question, reduced.answer, self.engine)
+        self.usage.add(language.usage)
+        self.timer.lap("language")
+        response.answer = language.answer
+        response.language = (
+            language.query_language if language.translated else language.answer_language
+        )
+        if response.language == "und":
+            response.language = language.query_language
+        if language.note:
+            response.notes.append(language.note)
+        response.main_sources = _main_sources(reduced.context, reduced.cited_ids)
+        return language.query_language
+
+    async def comments(self, query_language: str) -> None:
+        """The comment groups beside the main sources, and their four sections."""
+        response = self.response
+        main_ids = [source.post_id for source in response.main_sources]
+        groups = await select_comment_groups(
+            self.question, self.expert_id, main_ids, self.store, self.engine, self.config,
+            since=self.since,
+        )  # fmt: skip
+        self.usage.add(groups.usage)
+        response.notes.extend(groups.notes)
+        self.timer.lap("comment_groups")
+        synthesis = await synthesize_comments(
+            self.question, groups, self.engine, self.config, language=query_language
+        )
+        self.usage.add(synthesis.usage)
+        self.timer.lap("comment_synthesis")
+        response.comment_sections = synthesis.sections
+        response.removed_citations.extend(synthesis.removed_citations)
+        response.notes.extend(synthesis.notes)
+        response.counts.update(
+            author_clarifications=len(groups.author_clarifications),
+            community_comments=len(groups.community),
+            drift_groups=len(groups.drift),
+        )
 
 
 def recent_bound(

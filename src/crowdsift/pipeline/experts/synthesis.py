@@ -237,7 +237,7 @@ def ground_sections(
     return result, removed, dropped
 
 
-def _nowhere(url: str) -> bool:
+def _nowhere(_url: str) -> bool:
     return False
 
 

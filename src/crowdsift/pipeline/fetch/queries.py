@@ -146,30 +146,14 @@ def screen_replies(
             if post_id in rejected:
                 report.count_post(RejectReason.DUPLICATE)
                 continue
-            if since is not None and is_before(raw.get("created_utc"), since):
-                rejected.add(post_id)
-                report.count_post(RejectReason.TOO_OLD)
-                log.info("post_rejected", post_id=post_id, reason=RejectReason.TOO_OLD.value)
-                continue
-            screened = screen_post(
-                raw, search_terms=search_terms, config=filters, seen_post_ids=set(),
-                by_meaning=strategy == "meaning",
+            candidate = _admitted(
+                raw, post_id, reply.call, search_terms=search_terms, filters=filters,
+                source=source, fetched_at=fetched_at, since=since, report=report,
             )  # fmt: skip
-            if isinstance(screened, Rejection):
+            if candidate is None:
                 rejected.add(post_id)
-                report.count_post(screened.reason)
-                log.info(
-                    "post_rejected", post_id=screened.item_id, reason=screened.reason.value,
-                    score=screened.score, subreddit=reply.call.subreddit, term=reply.call.term,
-                )  # fmt: skip
-                continue
-            post = build_post_model(screened, [], source=source, fetched_at=fetched_at)
-            by_id[post_id] = Candidate(
-                post=post,
-                strategies=[strategy] if strategy else [],
-                link_url=_link_url(raw),
-                engagement_known=not raw.get(ENGAGEMENT_PENDING),
-            )
+            else:
+                by_id[post_id] = candidate
     found = with_retrieval(list(by_id.values()), fused)
     if title_similarity is None:
         report.posts_accepted = len(found)
@@ -179,6 +163,44 @@ def screen_replies(
         report.count_post(RejectReason.DUPLICATE)
     report.posts_accepted = len(folded.kept)
     return Screened(folded.kept, folded.removed)
+
+
+def _admitted(
+    raw: RawThing,
+    post_id: str,
+    call: SearchCall,
+    *,
+    search_terms: Sequence[str],
+    filters: FilterConfig,
+    source: SourceName,
+    fetched_at: datetime,
+    since: datetime | None,
+    report: FetchReport,
+) -> Candidate | None:
+    """A post seen for the first time, as a candidate; None (counted and logged) when it is
+    older than ``since`` or the filters reject it."""
+    if since is not None and is_before(raw.get("created_utc"), since):
+        report.count_post(RejectReason.TOO_OLD)
+        log.info("post_rejected", post_id=post_id, reason=RejectReason.TOO_OLD.value)
+        return None
+    screened = screen_post(
+        raw, search_terms=search_terms, config=filters, seen_post_ids=set(),
+        by_meaning=call.strategy == "meaning",
+    )  # fmt: skip
+    if isinstance(screened, Rejection):
+        report.count_post(screened.reason)
+        log.info(
+            "post_rejected", post_id=screened.item_id, reason=screened.reason.value,
+            score=screened.score, subreddit=call.subreddit, term=call.term,
+        )  # fmt: skip
+        return None
+    post = build_post_model(screened, [], source=source, fetched_at=fetched_at)
+    return Candidate(
+        post=post,
+        strategies=[call.strategy] if call.strategy else [],
+        link_url=_link_url(raw),
+        engagement_known=not raw.get(ENGAGEMENT_PENDING),
+    )
 
 
 RRF_K = 60

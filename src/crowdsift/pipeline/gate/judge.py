@@ -177,7 +177,7 @@ async def relevance_filter(
     return result.relevant, result.yield_ratio
 
 
-def _judge_attributes(query: str, items: Sequence[Any], source: str, **_: Any) -> Attributes:
+def _judge_attributes(query: str, items: Sequence[Any], source: str, **_: Any) -> Attributes:  # noqa: ARG001
     return {SOURCE: source, ITEMS_IN: len(items)}
 
 

@@ -50,7 +50,7 @@ async def fetch_sources(
     *,
     tools: Mapping[ExtraSource, SourceTool],
     engine: Engine,
-    progress: Progress = lambda stage, message: None,
+    progress: Progress = lambda _stage, _message: None,
 ) -> list[SourceFetch]:
     """Every asked source at once, in the order asked."""
 

@@ -41,7 +41,7 @@ from crowdsift.engines.embedding import Embedder
 from crowdsift.pipeline.fetch.bm25 import rank_candidates
 from crowdsift.pipeline.fetch.fetcher import RedditFetcher, SearchOptions
 from crowdsift.pipeline.fetch.filtering import FilterConfig
-from crowdsift.pipeline.gate.judge import adaptive_gate
+from crowdsift.pipeline.gate.judge import Gated, adaptive_gate
 from crowdsift.pipeline.gate.replies import LOCAL_STORES, best_replies
 from crowdsift.pipeline.reddit.budget import by_date, can_afford_searches, drill_count
 from crowdsift.pipeline.reddit.communities import (
@@ -196,44 +196,9 @@ async def _stages(
     run: RedditRun,
     subreddits: Sequence[str],
 ) -> None:
-    config = deps.config
     with _Timed(run, "formulate"):
         deps.progress("formulate", "reading the question (intent, time range, queries)")
-        candidates, ranked = deps.candidates, False
-        if not subreddits and deps.directory is not None and deps.embedder is not None:
-            nearest = await runner.call(
-                closest_communities, question, deps.directory, deps.embedder,
-                cache_dir=deps.directory_cache,
-            )  # fmt: skip
-            candidates, ranked = (nearest, True) if nearest else (deps.candidates, False)
-        formulated = await formulate(
-            question,
-            engine=deps.engine,
-            candidates=candidates,
-            subreddits=subreddits,
-            config=config,
-            closed=deps.candidates_closed,
-            ranked=ranked,
-        )
-        run.analysis = analysis = formulated.analysis
-        run.errors += formulated.errors
-        run.newest = newest_held(deps.source, analysis.subreddits)
-        if run.newest is None:  # a live source: its communities' recent threads say
-            run.profiles = await runner.call(recent_profiles, deps.source, analysis.subreddits)
-            run.newest = newest_of(run.profiles)
-        shares = word_shares(search_words(analysis.english_question), run.profiles)
-        meaning = await runner.call(searches_meaning, deps.source)
-        run.plan = plan = build_plan(
-            analysis,
-            config,
-            page_size=deps.search.page_size,
-            since=deps.since,
-            now=deps.clock(),
-            newest=run.newest,
-            by_date=by_date(deps.source),
-            by_meaning=meaning,
-            shares=shares,
-        )
+        analysis, plan = await _formulate_and_plan(question, deps, runner, run, subreddits)
 
     with _Timed(run, "search"):
         deps.progress(
@@ -246,23 +211,76 @@ async def _stages(
         return
 
     with _Timed(run, "drill"):
-        top = run.ranked[: drill_count(deps.source, config.dated_requests, config.drill_top)]
-        deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
-        by_id = {c.post.id: c for c in run.candidates}
-        threads = await drill(
-            top,
-            by_id,
-            source=deps.source,
-            runner=runner,
-            filters=deps.filters,
-            limit=config.drill_comments,
-            depth=config.drill_depth,
-            clock=deps.clock,
-            sink=run.drilled,
-        )
-        run.errors += [t.error for t in threads if t.error]
-        if deps.store is not None:
-            deps.store.upsert(c for t in threads for c in t.post.comments)
+        await _drill_ranked(deps, runner, run)
+
+
+async def _formulate_and_plan(
+    question: str,
+    deps: RedditDeps,
+    runner: SourceRunner,
+    run: RedditRun,
+    subreddits: Sequence[str],
+) -> tuple[QueryAnalysis, SearchPlan]:
+    """The question read (among the communities nearest it, when the user named none) and
+    its plan, whose window counts back from the newest post the source holds."""
+    candidates, ranked = deps.candidates, False
+    if not subreddits and deps.directory is not None and deps.embedder is not None:
+        nearest = await runner.call(
+            closest_communities, question, deps.directory, deps.embedder,
+            cache_dir=deps.directory_cache,
+        )  # fmt: skip
+        candidates, ranked = (nearest, True) if nearest else (deps.candidates, False)
+    formulated = await formulate(
+        question,
+        engine=deps.engine,
+        candidates=candidates,
+        subreddits=subreddits,
+        config=deps.config,
+        closed=deps.candidates_closed,
+        ranked=ranked,
+    )
+    run.analysis = analysis = formulated.analysis
+    run.errors += formulated.errors
+    run.newest = newest_held(deps.source, analysis.subreddits)
+    if run.newest is None:  # a live source: its communities' recent threads say
+        run.profiles = await runner.call(recent_profiles, deps.source, analysis.subreddits)
+        run.newest = newest_of(run.profiles)
+    shares = word_shares(search_words(analysis.english_question), run.profiles)
+    meaning = await runner.call(searches_meaning, deps.source)
+    run.plan = plan = build_plan(
+        analysis,
+        deps.config,
+        page_size=deps.search.page_size,
+        since=deps.since,
+        now=deps.clock(),
+        newest=run.newest,
+        by_date=by_date(deps.source),
+        by_meaning=meaning,
+        shares=shares,
+    )
+    return analysis, plan
+
+
+async def _drill_ranked(deps: RedditDeps, runner: SourceRunner, run: RedditRun) -> None:
+    """The best-ranked threads read with their comments (stored when there is a store)."""
+    config = deps.config
+    top = run.ranked[: drill_count(deps.source, config.dated_requests, config.drill_top)]
+    deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
+    by_id = {c.post.id: c for c in run.candidates}
+    threads = await drill(
+        top,
+        by_id,
+        source=deps.source,
+        runner=runner,
+        filters=deps.filters,
+        limit=config.drill_comments,
+        depth=config.drill_depth,
+        clock=deps.clock,
+        sink=run.drilled,
+    )
+    run.errors += [t.error for t in threads if t.error]
+    if deps.store is not None:
+        deps.store.upsert(c for t in threads for c in t.post.comments)
 
 
 async def _search_and_gate(
@@ -321,6 +339,11 @@ async def _search_and_gate(
         text_of=lambda c: (c.post.title, c.post.selftext),
         replies_of=lambda c: replies.get(c.post.id, []),
     )
+    _rank_relevant(gated, deps, run)
+
+
+def _rank_relevant(gated: Gated[Candidate], deps: RedditDeps, run: RedditRun) -> None:
+    """What the gate did, into the run, and its relevant candidates reranked with its scores."""
     run.gate = GateSummary(
         judged=gated.judged, relevant=len(gated.relevant), yield_ratio=gated.yield_ratio,
         refetched=gated.refetched, failed_open=gated.failed_open,
@@ -331,7 +354,7 @@ async def _search_and_gate(
             "relevance instead"
         )
     scores = {c.post.id: s for c, s in zip(gated.relevant, gated.scores, strict=True)}
-    ranking = rerank(gated.relevant, scores, config=config)
+    ranking = rerank(gated.relevant, scores, config=deps.config)
     run.ranked, run.rerank_fell_back = ranking.ranked, ranking.fell_back
     deps.progress(
         "rerank",

@@ -58,7 +58,13 @@ from crowdsift.pipeline.reddit.intent import (
     strip_architecture_terms,
     time_filter_for,
 )
-from crowdsift.pipeline.reddit.models import FormulationDraft, Intent, QueryAnalysis
+from crowdsift.pipeline.reddit.models import (
+    AIMode,
+    FormulationDraft,
+    Intent,
+    QueryAnalysis,
+    Temporal,
+)
 from crowdsift.pipeline.reddit.topicality import (
     SubredditProfile,
     closest_subreddits,
@@ -283,12 +289,7 @@ def check_draft(
     keywords = screen_terms(_clean(draft.keywords), anchor, "keyword")
     queries = screen_terms(_clean(draft.ai_queries), anchor, "search query")
     replaced += keywords.dropped + queries.dropped
-    for part, screened in (("keywords", keywords), ("search queries", queries)):
-        if screened.unanchored and not screened.kept:
-            gave = ", ".join(map(shown, screened.unanchored))
-            replaced.append(f"none of its {part} ({gave}) shares a word with the question")
-        elif screened.unanchored:
-            log.info("formulation_term_dropped", part=part, unanchored=screened.unanchored)
+    _report_unanchored(keywords, queries, replaced)
     proposed: Sequence[str] = draft.subreddits
     if _turned_away(keywords) + _turned_away(queries) and not (keywords.kept or queries.kept):
         # Nothing the engine wrote to search with is usable: nothing it read into the question
@@ -297,31 +298,18 @@ def check_draft(
         draft = rule_draft(question, max_ai_queries=config.max_ai_queries)
         english, proposed = draft.english_question, ()
         keywords, queries = Screened(list(draft.keywords)), Screened(list(draft.ai_queries))
-    given = draft.model_fields_set
-    intent = draft.intent if "intent" in given else classify_intent(english)
-    rule_modes = {classify_ai_mode(english), classify_ai_mode(question)}
-    ai_mode = draft.ai_mode if "ai_mode" in given else classify_ai_mode(english)
-    temporal = draft.temporal if "temporal" in given else classify_temporal(english, ai_mode)
-    if ai_mode != "none":
-        temporal = "fast_moving"
-    options = screen_terms(_clean(o.lower() for o in draft.compared), anchor, "compared option")
-    replaced += options.dropped  # an option sharing no word is only left out
-    compared = options.kept[:MAX_OPTIONS]
-    if not compared and intent == "comparison":
-        compared = compared_options(english) or compared_options(question)
-    kept_keywords, kept_queries = keywords.kept, queries.kept
-    if ai_mode == "using_ai" or "using_ai" in rule_modes:
-        # Whatever mode the engine claims, the rules reading "Copilot" in the question or its
-        # translation are enough. Terms are checked against the question as asked: an engine
-        # that put "RAG" into its own translation must not thereby license RAG queries.
-        kept_keywords = strip_architecture_terms(kept_keywords, question)
-        kept_queries = strip_architecture_terms(kept_queries, question)
-    kept_keywords = kept_keywords[:MAX_KEYWORDS] or key_phrases(english)
-    if _turned_away(queries) and not kept_queries:
-        kept_queries = intent_queries(intent, kept_keywords, compared)
+    intent, ai_mode, temporal = _reading(draft, english)
+    using_ai = "using_ai" in {ai_mode, classify_ai_mode(english), classify_ai_mode(question)}
+    compared = _compared(draft, question, english, intent, anchor, replaced)
+    kept_keywords, kept_queries = _search_terms(
+        question, english, keywords, queries, using_ai=using_ai, intent=intent, compared=compared
+    )
     topic = question if english == question else f"{question}\n{english}"
     subject = derive_subject(
         question, english=english, language=language, keywords=kept_keywords, compared=compared
+    )
+    subreddits = _subreddits(
+        topic, user_subreddits, proposed, candidates, config, replaced, closed=closed, ranked=ranked
     )
     return QueryAnalysis(
         question=question,
@@ -333,19 +321,77 @@ def check_draft(
         time_filter=time_filter_for(temporal),
         keywords=kept_keywords,
         ai_queries=kept_queries[: config.max_ai_queries],
-        subreddits=_subreddits(
-            topic,
-            user_subreddits,
-            proposed,
-            candidates,
-            config,
-            replaced,
-            closed=closed,
-            ranked=ranked,
-        ),
+        subreddits=subreddits,
         compared=compared,
         subject=subject,
     ), replaced
+
+
+def _search_terms(
+    question: str,
+    english: str,
+    keywords: Screened,
+    queries: Screened,
+    *,
+    using_ai: bool,
+    intent: Intent,
+    compared: list[str],
+) -> tuple[list[str], list[str]]:
+    """The keywords and queries kept: for a question about using AI, without architecture
+    terms; keywords capped (else the question's key phrases); queries by intent when the
+    engine's were all turned away."""
+    kept_keywords, kept_queries = keywords.kept, queries.kept
+    if using_ai:
+        # Whatever mode the engine claims, the rules reading "Copilot" in the question or its
+        # translation are enough. Terms are checked against the question as asked: an engine
+        # that put "RAG" into its own translation must not thereby license RAG queries.
+        kept_keywords = strip_architecture_terms(kept_keywords, question)
+        kept_queries = strip_architecture_terms(kept_queries, question)
+    kept_keywords = kept_keywords[:MAX_KEYWORDS] or key_phrases(english)
+    if _turned_away(queries) and not kept_queries:
+        kept_queries = intent_queries(intent, kept_keywords, compared)
+    return kept_keywords, kept_queries
+
+
+def _report_unanchored(keywords: Screened, queries: Screened, replaced: list[str]) -> None:
+    """Terms sharing no word with the question: a reason when none of a part was left, else
+    a log line."""
+    for part, screened in (("keywords", keywords), ("search queries", queries)):
+        if screened.unanchored and not screened.kept:
+            gave = ", ".join(map(shown, screened.unanchored))
+            replaced.append(f"none of its {part} ({gave}) shares a word with the question")
+        elif screened.unanchored:
+            log.info("formulation_term_dropped", part=part, unanchored=screened.unanchored)
+
+
+def _reading(draft: FormulationDraft, english: str) -> tuple[Intent, AIMode, Temporal]:
+    """The draft's intent, AI mode and temporal class; the rules' for what it left out (any
+    question about AI is fast-moving)."""
+    given = draft.model_fields_set
+    intent = draft.intent if "intent" in given else classify_intent(english)
+    ai_mode = draft.ai_mode if "ai_mode" in given else classify_ai_mode(english)
+    temporal = draft.temporal if "temporal" in given else classify_temporal(english, ai_mode)
+    if ai_mode != "none":
+        temporal = "fast_moving"
+    return intent, ai_mode, temporal
+
+
+def _compared(
+    draft: FormulationDraft,
+    question: str,
+    english: str,
+    intent: str,
+    anchor: Anchor,
+    replaced: list[str],
+) -> list[str]:
+    """The options the question compares: the draft's that share a word with it (the others
+    only left out), else for a comparison the ones the rules read."""
+    options = screen_terms(_clean(o.lower() for o in draft.compared), anchor, "compared option")
+    replaced += options.dropped  # an option sharing no word is only left out
+    compared = options.kept[:MAX_OPTIONS]
+    if not compared and intent == "comparison":
+        compared = compared_options(english) or compared_options(question)
+    return compared
 
 
 def _turned_away(screened: Screened) -> int:

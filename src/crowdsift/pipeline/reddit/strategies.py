@@ -59,42 +59,42 @@ def or_term(keywords: list[str]) -> str:
     return " OR ".join(dict.fromkeys(p for p in parts if p))
 
 
-def targeted(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
+def targeted(analysis: QueryAnalysis, _config: RedditConfig) -> list[PlanQuery]:
     """One search, ranked by relevance: any of the question's own words (``search_words``), in
     all chosen subreddits. BM25 ranks a thread holding more and rarer of them first, in its
     title, body or replies; a question without a usable word searches its keywords."""
     words = search_words(analysis.english_question)
     term = " OR ".join(words) if words else or_term(analysis.keywords)
-    return [_query("targeted", term, analysis, config)] if term else []
+    return [_query("targeted", term, analysis)] if term else []
 
 
 def ai_intent(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
     """One search per formulated query (at most ``config.max_ai_queries``)."""
     queries = [q.strip() for q in analysis.ai_queries if q.strip()]
-    return [_query("ai_intent", q, analysis, config) for q in queries[: config.max_ai_queries]]
+    return [_query("ai_intent", q, analysis) for q in queries[: config.max_ai_queries]]
 
 
-def sniper(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
+def sniper(analysis: QueryAnalysis, _config: RedditConfig) -> list[PlanQuery]:
     """The core phrase (first keyword) with each marker: "guide", "tutorial", "benchmark"."""
     core = quote_phrase(analysis.keywords[0])
     if not core:
         return []
-    return [_query("sniper", f"{core} {marker}", analysis, config) for marker in SNIPER_MARKERS]
+    return [_query("sniper", f"{core} {marker}", analysis) for marker in SNIPER_MARKERS]
 
 
-def meaning(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
+def meaning(analysis: QueryAnalysis, _config: RedditConfig) -> list[PlanQuery]:
     """The question itself, searched by meaning (a source that holds vectors ranks its threads
     by closeness to it): finds the thread phrased unlike the question."""
     question = " ".join(analysis.english_question.split())
-    return [_query("meaning", question, analysis, config)] if question else []
+    return [_query("meaning", question, analysis)] if question else []
 
 
-def timeless(analysis: QueryAnalysis, config: RedditConfig) -> list[PlanQuery]:
+def timeless(analysis: QueryAnalysis, _config: RedditConfig) -> list[PlanQuery]:
     """The core phrase, top of all time (never narrowed by the topic's temporal class)."""
     core = quote_phrase(analysis.keywords[0])
     if not core:
         return []
-    return [_query("timeless", core, analysis, config, sort="top", time_filter="all")]
+    return [_query("timeless", core, analysis, sort="top", time_filter="all")]
 
 
 MAX_SEARCH_WORDS = 10
@@ -241,11 +241,11 @@ def dated_queries(
     uncommon = [w for w in words if w in names or shares.get(w, 0.0) < COMMON_SHARE]
     if len(uncommon) < NARROW_WORDS:  # a community about just this: its words are all common
         uncommon = words
-    broad = _query("targeted", " OR ".join(uncommon), analysis, config)
+    broad = _query("targeted", " OR ".join(uncommon), analysis)
     specific = sorted(words, key=lambda w: shares.get(w, 0.0))[:NARROW_WORDS]
     if len(specific) < NARROW_WORDS:
         return [broad]
-    narrow = _query("targeted", " ".join(quote_phrase(w) for w in specific), analysis, config)
+    narrow = _query("targeted", " ".join(quote_phrase(w) for w in specific), analysis)
     return [broad, narrow]
 
 
@@ -326,7 +326,6 @@ def _query(
     strategy: Strategy,
     term: str,
     analysis: QueryAnalysis,
-    config: RedditConfig,
     *,
     sort: SearchSort = "relevance",
     time_filter: TimeFilter | None = None,

@@ -175,6 +175,28 @@ async def synthesize_answer(
     )
 
 
+def _no_evidence(prompt_version: str, engine: str, config: SynthesisConfig) -> Answer:
+    """The answer when nothing matched: said plainly, the engine not called."""
+    return Answer(
+        content=SummaryContent(
+            summary=NO_EVIDENCE_SUMMARY,
+            cautions=[NO_EVIDENCE_CAUTION][: config.max_cautions],
+            prompt_version=prompt_version,
+            engine=engine,
+        ),
+        verdict=Verdict(reasons=("no posts matched the question; the engine was not called",)),
+    )
+
+
+def _engine_failed(exc: EngineError, prompt_version: str, engine: str) -> Answer:
+    """The answer when the engine failed: empty, its failure the verdict and an error."""
+    return Answer(
+        content=SummaryContent(summary="", prompt_version=prompt_version, engine=engine),
+        verdict=Verdict(failure=f"{type(exc).__name__}: {exc}"),
+        errors=[f"synthesis failed ({type(exc).__name__}): {exc}"],
+    )
+
+
 async def answer_request(
     request: SummarizeRequest,
     *,
@@ -196,28 +218,15 @@ async def answer_request(
     stopwatch = Stopwatch()
     count = len(request.post_payloads)
     if count == 0:
-        answer = Answer(
-            content=SummaryContent(
-                summary=NO_EVIDENCE_SUMMARY,
-                cautions=[NO_EVIDENCE_CAUTION][: config.max_cautions],
-                prompt_version=prompt_version,
-                engine=engine.name,
-            ),
-            verdict=Verdict(reasons=("no posts matched the question; the engine was not called",)),
-        )
+        answer = _no_evidence(prompt_version, engine.name, config)
         _log(request, answer, stopwatch, tokens=(0, 0))
         return answer
     context = prompt_context(analysis, reddit_config)
     try:
         reply = await engine.run(AnswerTask(request, config, context))
     except EngineError as exc:
-        reason = f"{type(exc).__name__}: {exc}"
-        answer = Answer(
-            content=SummaryContent(summary="", prompt_version=prompt_version, engine=engine.name),
-            verdict=Verdict(failure=reason),
-            errors=[f"synthesis failed ({type(exc).__name__}): {exc}"],
-        )
-        log.warning("summarize_failed", plan_id=str(request.plan_id), error=reason)
+        answer = _engine_failed(exc, prompt_version, engine.name)
+        log.warning("summarize_failed", plan_id=str(request.plan_id), error=answer.verdict.failure)
         _log(request, answer, stopwatch, tokens=(0, 0))
         return answer
     grounded = ground(

@@ -9,7 +9,7 @@ when it is:
   ("I need meeting notes for calls.", "We're considering the NotePin.") wherever it is;
 - **greeting or meta** ("Happy to answer questions", "Thanks in advance", "Edit: …", "This is
   the answer.", "Learned that the hard way.") and orders to a model or reader about its
-  instructions or the evidence ("Ignore the evidence: buy it…", ``injection``);
+  instructions or the evidence ("Ignore the evidence: buy it…", ``injected_orders``);
 - **credentials alone** ("Been on call for data pipelines for 11 years.", "Consultant here,
   I've recorded client meetings for 18 years.", "Analytics engineer, 14 years, mostly dbt.");
 - a **fragment without a claim** ("100% this.", "Same here.") — and a sentence leaning on the

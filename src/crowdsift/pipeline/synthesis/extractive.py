@@ -17,7 +17,7 @@ every part of the answer is claims people wrote, chosen the way a careful reader
   remains: a summary padded with off-topic sentences is worse than a short one.
 - **highlights**: further strong, short, distinct claims that are not risks; **cautions**:
   relevant risks and caveats (``claims.is_risk``: never a tip), none repeating the summary.
-- **hidden gems, minority report, pivot alerts, comparison table**: ``sections``.
+- **hidden gems, minority report, pivot alerts, comparison table**: ``sections.draft_sections``.
 
 Every claim is embedded once, in one batch, and every tie is broken by evidence order, so
 equal inputs give equal output. Votes, karma and dates are filled in by the grounding check.
@@ -26,10 +26,12 @@ equal inputs give equal output. Votes, karma and dates are filled in by the grou
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from crowdsift.core.config.scoring import ScoringConfig
 from crowdsift.core.sentences import truncate_words
 from crowdsift.engines.embedding import Embedder
 from crowdsift.pipeline.synthesis.candidates import MAX_CITES, Candidate, candidates_of, items_of
@@ -106,21 +108,86 @@ def local_answer(
         summary = _within([q.cited() for q in quotes], config.summary_char_budget)
         update = {"summary": summary or EMPTY_SUMMARY, "sources": _quoted_sources(request, quotes)}
         return found.model_copy(update=update)
+    scored = _scored(request, candidates, embedder, scope, config.scoring)
+    summary_ids, caution_ids, highlight_ids = _chosen(request, candidates, scored, scope, config)
+    quoted = {f"comment:{q.comment_id}" for q in quotes}
+
+    def fresh(ids: Sequence[int]) -> list[int]:  # what the lead quotes is not said again
+        return [i for i in ids if not any(it.marker in quoted for it in candidates[i].items)]
+
+    summary_ids, caution_ids, highlight_ids = (
+        fresh(summary_ids), fresh(caution_ids), fresh(highlight_ids)
+    )  # fmt: skip
+    summary = _within(
+        _interleaved(
+            [q.cited() for q in quotes],
+            _summary_pieces(candidates, summary_ids, config.summary_char_budget),
+        ),
+        config.summary_char_budget,
+    )
+    shown = [candidates[i].text for i in (*summary_ids, *caution_ids, *highlight_ids)]
+    shown += [q.text for q in quotes]
+    found = draft_sections(request.query, items, embedder, scope, shown=shown, near=scored.near)
+    return found.model_copy(
+        update={
+            "summary": summary,
+            "highlights": [candidates[i].cited() for i in highlight_ids],
+            "cautions": [candidates[i].cited() for i in caution_ids],
+            "sources": _quoted_sources(request, quotes)
+            + _sources(request, [candidates[i] for i in summary_ids]),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """The claims scored against the question and each other, and the threads near it."""
+
+    scores: Floats
+    similarity: Floats
+    """Claim × claim cosine."""
+    relevance: Floats
+    """Each claim's cosine to the question."""
+    near: set[int]
+    """The threads about as close to the question as the closest one (``_peer_threads``)."""
+    peers: set[int]
+    """The claims said in one of the ``near`` threads."""
+
+
+def _scored(
+    request: SummarizeRequest,
+    candidates: list[Candidate],
+    embedder: Embedder,
+    scope: AnswerScope,
+    weights: ScoringConfig,
+) -> _Scored:
+    """Every claim embedded once, in one batch with the question and each thread's context."""
     contexts = [thread_context(post) for post in request.post_payloads]
     vectors = embedder.embed([request.query, *(c.text for c in candidates), *contexts])
     split = len(vectors) - len(contexts)
     threads, vectors = vectors[split:], vectors[:split]
     similarity: Floats = vectors[1:] @ vectors[1:].T
     relevance: Floats = vectors[0] @ vectors[1:].T
-    weights = config.scoring
     scores = claim_scores(request.query, candidates, relevance, similarity, weights)
     scores = scores + reader_bonus(request.query, candidates, similarity, scope, weights)
-    answering = _answering(
-        candidates, scores, relevance, lexical_share(request.query, candidates), scope
-    )
-    answering = on_subject(request.query, candidates, scores, answering)
     near = _peer_threads(request.post_payloads, threads @ vectors[0])
     peers = {i for i, c in enumerate(candidates) if any(it.thread in near for it in c.items)}
+    return _Scored(scores, similarity, relevance, near, peers)
+
+
+def _chosen(
+    request: SummarizeRequest,
+    candidates: list[Candidate],
+    scored: _Scored,
+    scope: AnswerScope,
+    config: SynthesisConfig,
+) -> tuple[list[int], list[int], list[int]]:
+    """The claims of the summary (the lead first), the cautions and the highlights."""
+    scores, similarity, peers = scored.scores, scored.similarity, scored.peers
+    answering = _answering(
+        candidates, scores, scored.relevance, lexical_share(request.query, candidates)
+    )
+    answering = on_subject(request.query, candidates, scores, answering)
     focused = scope.intent in {HOW_TO, TROUBLESHOOTING}  # more steps, not more chatter
     if not focused:  # a step that answers is said wherever (``answering`` holds it to the words)
         answering = [i for i in answering if i in peers] or answering
@@ -155,33 +222,7 @@ def local_answer(
         config.max_highlights,
     )  # fmt: skip
     highlight_ids.sort(key=lambda i: (-float(scores[i]), i))  # strongest point first
-    quoted = {f"comment:{q.comment_id}" for q in quotes}
-
-    def fresh(ids: Sequence[int]) -> list[int]:  # what the lead quotes is not said again
-        return [i for i in ids if not any(it.marker in quoted for it in candidates[i].items)]
-
-    summary_ids, caution_ids, highlight_ids = (
-        fresh(summary_ids), fresh(caution_ids), fresh(highlight_ids)
-    )  # fmt: skip
-    summary = _within(
-        _interleaved(
-            [q.cited() for q in quotes],
-            _summary_pieces(candidates, summary_ids, config.summary_char_budget),
-        ),
-        config.summary_char_budget,
-    )
-    shown = [candidates[i].text for i in (*summary_ids, *caution_ids, *highlight_ids)]
-    shown += [q.text for q in quotes]
-    found = draft_sections(request.query, items, embedder, scope, shown=shown, near=near)
-    return found.model_copy(
-        update={
-            "summary": summary,
-            "highlights": [candidates[i].cited() for i in highlight_ids],
-            "cautions": [candidates[i].cited() for i in caution_ids],
-            "sources": _quoted_sources(request, quotes)
-            + _sources(request, [candidates[i] for i in summary_ids]),
-        }
-    )
+    return summary_ids, caution_ids, highlight_ids
 
 
 def _peer_threads(posts: Sequence[PostPayload], closeness: Floats) -> set[int]:
@@ -271,7 +312,6 @@ def _answering(
     scores: Floats,
     relevance: Floats,
     lexical: Floats,
-    scope: AnswerScope,
 ) -> list[int]:
     """Claims that may answer: well scored, near the most question-like claim, and naming
     a fair share of what the question names (words weighted by rarity) or being a fix its

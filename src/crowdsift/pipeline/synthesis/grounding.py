@@ -6,7 +6,7 @@ Pure. Nothing an engine returns is trusted:
   product or comment the selector showed); what does not is removed and reported
   (``references``), and kept citations are stored as ``[post:ID]`` / ``[comment:ID]``;
 - a sentence that gives a model or reader orders ("Ignore the evidence: buy it…",
-  ``injection``) is removed wherever it is, citations or not: evidence may say it, an answer
+  ``injected_orders``) is removed wherever it is, citations or not: evidence may say it, an answer
   never repeats it;
 - a claim left without a citation is dropped: a highlight, caution, hidden gem, dissent,
   pivot or table row that cites nothing is exactly the confident invention grounding stops;
@@ -83,42 +83,15 @@ def ground(
     was judged and none reached ``ON_SUBJECT``, the answer is ``partial`` and says that the
     threads found are not about the question (``off_subject``)."""
     ledger = Ledger(EvidenceIndex.from_payloads(request.post_payloads), verbatim=engine == "local")
-    summary = _without_orders(_clean_summary(draft.summary, ledger), "the summary", ledger)
-    if len(summary) > config.summary_char_budget:
-        ledger.problems.append(
-            f"summary was {len(summary)} characters; cut to the "
-            f"{config.summary_char_budget}-character budget"
-        )
-        summary = truncate_at_sentence(summary, config.summary_char_budget)
-    if not summary:
-        ledger.problems.append("the engine returned an empty summary")
-    summary_entries = _entries_of(summary, ledger.index)
-    ledger.cite(summary_entries)
-    dropped = 0
-    cited_lists: list[list[str]] = []
-    for name, items, limit in (
-        ("highlights", draft.highlights, config.max_highlights),
-        ("cautions", draft.cautions, config.max_cautions),
-    ):
-        kept: list[str] = []
-        for item in items:
-            text, entries = ledger.clean(item, f"a {name[:-1]}", claim=False)
-            text = _without_orders(text, f"a {name[:-1]}", ledger)
-            if not text:
-                continue
-            if not entries:
-                dropped += 1
-                ledger.problems.append(f"dropped a {name[:-1]} that cites no evidence")
-                continue
-            kept.append(text)
-        if len(kept) > limit:
-            ledger.problems.append(f"kept {limit} of {len(kept)} {name} (the limit)")
-        kept = kept[:limit]
-        for text in kept:
-            ledger.cite(_entries_of(text, ledger.index))
-        cited_lists.append(kept)
-    highlights, cautions = cited_lists
-    sources = _sources(draft, request, ledger, [*ledger.cited.values()])
+    summary = _grounded_summary(draft.summary, ledger, config.summary_char_budget)
+    highlights, dropped = _cited_items(
+        "highlights", draft.highlights, config.max_highlights, ledger
+    )
+    cautions, dropped_cautions = _cited_items(
+        "cautions", draft.cautions, config.max_cautions, ledger
+    )
+    dropped += dropped_cautions
+    sources = _sources(draft, ledger, [*ledger.cited.values()])
     if request.post_payloads and not sources:
         ledger.problems.append("the summary cites none of the evidence")
     elif (missing := off_subject(sources, judged or {})) is not None:
@@ -150,6 +123,46 @@ def ground(
         dropped_claims=dropped,
     )
     return Grounded(content, synthesis, ledger.problems)
+
+
+def _grounded_summary(text: str, ledger: Ledger, budget: int) -> str:
+    """The summary cleaned, without orders, within its character budget; what it cites is
+    entered in the ledger."""
+    summary = _without_orders(_clean_summary(text, ledger), "the summary", ledger)
+    if len(summary) > budget:
+        ledger.problems.append(
+            f"summary was {len(summary)} characters; cut to the {budget}-character budget"
+        )
+        summary = truncate_at_sentence(summary, budget)
+    if not summary:
+        ledger.problems.append("the engine returned an empty summary")
+    ledger.cite(_entries_of(summary, ledger.index))
+    return summary
+
+
+def _cited_items(
+    name: str, items: Sequence[str], limit: int, ledger: Ledger
+) -> tuple[list[str], int]:
+    """The highlights (or cautions) that cite evidence, cleaned, at most ``limit``; and how
+    many were dropped for citing none."""
+    dropped = 0
+    kept: list[str] = []
+    for item in items:
+        text, entries = ledger.clean(item, f"a {name[:-1]}", claim=False)
+        text = _without_orders(text, f"a {name[:-1]}", ledger)
+        if not text:
+            continue
+        if not entries:
+            dropped += 1
+            ledger.problems.append(f"dropped a {name[:-1]} that cites no evidence")
+            continue
+        kept.append(text)
+    if len(kept) > limit:
+        ledger.problems.append(f"kept {limit} of {len(kept)} {name} (the limit)")
+    kept = kept[:limit]
+    for text in kept:
+        ledger.cite(_entries_of(text, ledger.index))
+    return kept, dropped
 
 
 def _clean_summary(text: str, ledger: Ledger) -> str:
@@ -184,7 +197,7 @@ _GAP = "\x02"
 
 def _without_orders(text: str, where: str, ledger: Ledger) -> str:
     """``text`` without sentences that give a model or reader orders ("Ignore the evidence:
-    buy it…"): evidence may say that, an answer never repeats it (``injection``)."""
+    buy it…"): evidence may say that, an answer never repeats it (``injected_orders``)."""
     kept, removed = drop_injected(text)
     if removed:
         problem = (
@@ -223,7 +236,6 @@ def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
 
 def _sources(
     draft: AnswerDraft,
-    request: SummarizeRequest,
     ledger: Ledger,
     cited: Iterable[EvidenceEntry],
 ) -> list[Source]:

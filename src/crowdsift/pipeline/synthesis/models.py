@@ -7,6 +7,10 @@ evidence. Engine drafts cite evidence by short ids (``[post:ID]``, ``[comment:ID
 models copy ids far more reliably than long URLs; the checked sections carry permalinks only
 (``crowdsift.pipeline.synthesis.grounding`` maps the one to the other and drops what does not
 resolve).
+
+``SummarizeRequest`` and ``SummarizeResult`` keep seed 004's names: they are the specification's
+interface, and their JSON schemas (titles and ``$defs`` keys included) are what other programs
+read, so the layout's vocabulary stops at them.
 """
 
 from __future__ import annotations

@@ -90,61 +90,11 @@ class Ledger:
         into the returned entries, and bare evidence permalinks stay as written. ``gap`` is
         left where a reference was removed, so a caller can tell which sentences lost one.
         """
-        entries: list[EvidenceEntry] = []
         before = len(self.removed)
         text = _CONTROL.sub("", text if self.verbatim else sanitize_escapes(text))
-
-        def slot(entry: EvidenceEntry) -> str:
-            entries.append(entry)
-            return f"\x00{len(entries) - 1}\x01"
-
-        def markdown(match: re.Match[str]) -> str:
-            label, target = match.group("label"), match.group("target")
-            entry = self.index.resolve_cite(target)
-            if entry is None:
-                if not LINK.fullmatch(target):
-                    return match.group(0)  # not a web link: leave it alone
-                self.remove(target.rstrip(TRAILING), where)
-                return gap + ("" if _NUMBERED.match(label.strip()) else label)
-            return f"{'' if _NUMBERED.match(label.strip()) else label} {slot(entry)}"
-
-        def bracket(match: re.Match[str]) -> str:
-            parts = split_group(match.group("inner"))
-            if not parts or not _is_marker(parts, self.index):
-                return match.group(0)
-            slots: list[str] = []
-            for part in parts:
-                entry = self.index.resolve_cite(part)
-                if entry is None:
-                    self.remove(f"[{part}]" if part.isdigit() else part, where)
-                    slots.append(gap)
-                else:
-                    slots.append(slot(entry))
-            return "".join(slots)
-
-        def link(match: re.Match[str]) -> str:
-            whole = match.group(0)
-            bare = whole.rstrip(TRAILING + "”’»…")
-            entry = self.index.resolve_cite(bare)
-            if entry is None and self.verbatim:
-                return whole  # a link the quoted person wrote: their words, not a citation
-            if entry is None:
-                self.remove(bare, where)
-                return gap + whole[len(bare) :]
-            if claim:
-                entries.append(entry)
-                return whole
-            return slot(entry) + whole[len(bare) :]
-
-        def bare(match: re.Match[str]) -> str:
-            entry = self.index.resolve_cite(match.group(0))
-            if entry is None:
-                self.remove(match.group(0), where)
-                return gap
-            return slot(entry)
-
-        handlers = {"markdown": markdown, "bracket": bracket, "link": link, "bare": bare}
-        text = _TOKEN.sub(lambda m: handlers[str(m.lastgroup)](m), text)
+        cleaner = _Cleaner(self, where, claim=claim, gap=gap)
+        text = _TOKEN.sub(cleaner.replace, text)
+        entries = cleaner.entries
         if claim:
             text = _SLOT.sub("", text)
         else:
@@ -153,6 +103,73 @@ class Ledger:
         if len(self.removed) > before or claim:
             text = tidy(text)
         return text.strip(), list(dict.fromkeys(entries))
+
+
+@dataclass
+class _Cleaner:
+    """One ``Ledger.clean`` pass: each reference token replaced, the entries it cites kept in
+    order (a cited one leaves a slot, ``\\x00n\\x01``, that ``clean`` turns into its marker)."""
+
+    ledger: Ledger
+    where: str
+    claim: bool
+    gap: str
+    entries: list[EvidenceEntry] = field(default_factory=list)
+
+    def replace(self, match: re.Match[str]) -> str:
+        handler = {
+            "markdown": self.markdown, "bracket": self.bracket, "link": self.link, "bare": self.bare
+        }[str(match.lastgroup)]  # fmt: skip
+        return handler(match)
+
+    def slot(self, entry: EvidenceEntry) -> str:
+        self.entries.append(entry)
+        return f"\x00{len(self.entries) - 1}\x01"
+
+    def markdown(self, match: re.Match[str]) -> str:
+        label, target = match.group("label"), match.group("target")
+        entry = self.ledger.index.resolve_cite(target)
+        if entry is None:
+            if not LINK.fullmatch(target):
+                return match.group(0)  # not a web link: leave it alone
+            self.ledger.remove(target.rstrip(TRAILING), self.where)
+            return self.gap + ("" if _NUMBERED.match(label.strip()) else label)
+        return f"{'' if _NUMBERED.match(label.strip()) else label} {self.slot(entry)}"
+
+    def bracket(self, match: re.Match[str]) -> str:
+        parts = split_group(match.group("inner"))
+        if not parts or not _is_marker(parts, self.ledger.index):
+            return match.group(0)
+        slots: list[str] = []
+        for part in parts:
+            entry = self.ledger.index.resolve_cite(part)
+            if entry is None:
+                self.ledger.remove(f"[{part}]" if part.isdigit() else part, self.where)
+                slots.append(self.gap)
+            else:
+                slots.append(self.slot(entry))
+        return "".join(slots)
+
+    def link(self, match: re.Match[str]) -> str:
+        whole = match.group(0)
+        bare = whole.rstrip(TRAILING + "”’»…")
+        entry = self.ledger.index.resolve_cite(bare)
+        if entry is None and self.ledger.verbatim:
+            return whole  # a link the quoted person wrote: their words, not a citation
+        if entry is None:
+            self.ledger.remove(bare, self.where)
+            return self.gap + whole[len(bare) :]
+        if self.claim:
+            self.entries.append(entry)
+            return whole
+        return self.slot(entry) + whole[len(bare) :]
+
+    def bare(self, match: re.Match[str]) -> str:
+        entry = self.ledger.index.resolve_cite(match.group(0))
+        if entry is None:
+            self.ledger.remove(match.group(0), self.where)
+            return self.gap
+        return self.slot(entry)
 
 
 def _is_marker(parts: Sequence[str], index: EvidenceIndex) -> bool:

@@ -184,6 +184,13 @@ def option_stance(
 
 
 def _relation(text: str, pattern: re.Pattern[str]) -> Polarity | None:
+    """How ``text`` relates the option ``pattern`` names to another: moved to or off it, kept
+    it, preferred it, or compared it ("nicer than"); None when it does not say."""
+    return _moved(text, pattern) or _preferred(text, pattern) or _compared(text, pattern)
+
+
+def _moved(text: str, pattern: re.Pattern[str]) -> Polarity | None:
+    """A move to the option (or staying with it) leans for it; a move off it, against it."""
     for pivot in find_pivots(text):
         if pattern.fullmatch(pivot.to_option) or pattern.search(pivot.to_option):
             return "positive"
@@ -200,11 +207,21 @@ def _relation(text: str, pattern: re.Pattern[str]) -> Polarity | None:
     for match in _CATCHING_UP.finditer(text):
         if pattern.search(match.group("o")):
             return "positive"  # "X is catching up to Dagster's ideas": Dagster led
+    return None
+
+
+def _preferred(text: str, pattern: re.Pattern[str]) -> Polarity | None:
+    """ "A over B": for A, against B."""
     for match in _PREFER.finditer(text):
         if pattern.search(match.group("a")):
             return "positive"
         if pattern.search(match.group("b")):
             return "negative"
+    return None
+
+
+def _compared(text: str, pattern: re.Pattern[str]) -> Polarity | None:
+    """ "A is nicer than B": the sentence's lean for the option before "than", flipped after."""
     than = _THAN.search(text)
     if than:
         before, after = text[: than.start()], text[than.end() :]

@@ -141,7 +141,7 @@ def install(app: FastAPI) -> None:
         return error_response(422, "validation_error", message, details)
 
     @app.exception_handler(HTTPException)
-    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+    async def _http(_request: Request, exc: HTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         return error_response(exc.status_code, code, _http_message(exc), headers=exc.headers)
 

@@ -12,6 +12,7 @@ import time
 
 import httpx
 
+from crowdsift.core.config import Settings
 from crowdsift.core.errors import AuthError, UsageError
 from crowdsift.http.auth import RedditOAuth
 from crowdsift.http.identity import crowdsift_user_agent
@@ -48,15 +49,7 @@ def check_reddit(ctx: DoctorContext) -> Check:
             detail=str(exc).split(". ", 1)[0],
             fix="set REDDIT_USERNAME (your Reddit username) or REDDIT_USER_AGENT",
         )
-    password = settings.reddit_password
-    oauth = RedditOAuth(
-        auth_url=settings.reddit_auth_url,
-        client_id=settings.reddit_client_id,
-        client_secret=settings.reddit_client_secret.get_secret_value(),
-        user_agent=agent,
-        username=settings.reddit_username,
-        password=password.get_secret_value() if password is not None else None,
-    )
+    oauth = _reddit_oauth(settings, agent)
     who = f"client id {mask_secret(settings.reddit_client_id)}, {oauth.grant_type} grant"
     flow = oauth.auth_flow(httpx.Request("GET", f"{settings.reddit_api_base_url}/api/v1/me"))
     try:
@@ -93,6 +86,20 @@ def check_reddit(ctx: DoctorContext) -> Check:
         name="reddit-api",
         status="ok",
         detail=f"token granted by {settings.reddit_auth_url} ({who})",
+    )
+
+
+def _reddit_oauth(settings: Settings, agent: str) -> RedditOAuth:
+    """The Reddit OAuth of the configured credentials (checked to be set)."""
+    assert settings.reddit_client_id and settings.reddit_client_secret is not None
+    password = settings.reddit_password
+    return RedditOAuth(
+        auth_url=settings.reddit_auth_url,
+        client_id=settings.reddit_client_id,
+        client_secret=settings.reddit_client_secret.get_secret_value(),
+        user_agent=agent,
+        username=settings.reddit_username,
+        password=password.get_secret_value() if password is not None else None,
     )
 
 

@@ -157,16 +157,29 @@ def import_files(
         ):
             parallel = _Parallel(pool, parallel_min_bytes) if workers > 0 else None
             for path in paths:
-                file_report = _import_file(writer, Path(path), progress, parallel, csv_options)
-                report.files.append(file_report)
+                report.files.append(_import_file(writer, path, progress, parallel, csv_options))
                 log.info(
-                    "archive_import_file", **file_report.model_dump(exclude={"first_bad_lines"})
+                    "archive_import_file",
+                    **report.files[-1].model_dump(exclude={"first_bad_lines"}),
                 )
-        conn.execute("PRAGMA optimize")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _settle(conn)
     finally:
         posts.close()
         conn.close()
+    _add_up(report)
+    report.elapsed_seconds = round(time.perf_counter() - started, 3)
+    log.info("archive_import_done", **report.model_dump(exclude={"files"}))
+    return report
+
+
+def _settle(conn: sqlite3.Connection) -> None:
+    """After an import: fresh query-planner statistics, and the write-ahead log folded in."""
+    conn.execute("PRAGMA optimize")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _add_up(report: ImportReport) -> None:
+    """The import's totals: its files' counts added up."""
     for f in report.files:
         report.lines += f.lines
         report.posts += f.posts
@@ -174,9 +187,6 @@ def import_files(
         report.skipped += f.skipped
         report.bad_lines += f.bad_lines
         report.failed_files += f.error is not None
-    report.elapsed_seconds = round(time.perf_counter() - started, 3)
-    log.info("archive_import_done", **report.model_dump(exclude={"files"}))
-    return report
 
 
 class _FileImport:

@@ -336,24 +336,34 @@ def _fast_record(obj: RawDict) -> Record | None:
         or "updated_utc" in obj
     ):
         retrieved = retrieved_time(obj)
+    sub = subreddit.lower()
     if "title" in obj:
-        title = get("title")
-        selftext = get("selftext", "")
-        num_comments = get("num_comments")
-        if type(title) is not str or type(selftext) is not str or type(num_comments) is not int:
-            return None
-        return PostRow(
-            record_id,
-            subreddit.lower(),
-            author,
-            title,
-            selftext,
-            score,
-            num_comments,
-            created,
-            retrieved,
-            obj,
-        )
+        return _fast_post(obj, record_id, sub, author, score, created, retrieved)
+    return _fast_comment(obj, record_id, sub, author, score, created, retrieved)
+
+
+def _fast_post(
+    obj: RawDict, record_id: str, sub: str, author: str | None, score: int, created: int,
+    retrieved: int,
+) -> PostRow | None:  # fmt: skip
+    """``_fast_record``'s post: title, body and comment count of the plain types, else None."""
+    get = obj.get
+    title = get("title")
+    selftext = get("selftext", "")
+    num_comments = get("num_comments")
+    if type(title) is not str or type(selftext) is not str or type(num_comments) is not int:
+        return None
+    return PostRow(
+        record_id, sub, author, title, selftext, score, num_comments, created, retrieved, obj
+    )
+
+
+def _fast_comment(
+    obj: RawDict, record_id: str, sub: str, author: str | None, score: int, created: int,
+    retrieved: int,
+) -> CommentRow | None:  # fmt: skip
+    """``_fast_record``'s comment: a body, a ``t3_`` link and a prefixed parent, else None."""
+    get = obj.get
     body = get("body")
     link = get("link_id")
     parent = get("parent_id")
@@ -368,16 +378,7 @@ def _fast_record(obj: RawDict) -> Record | None:
     ):
         return None
     return CommentRow(
-        record_id,
-        link[3:],
-        parent.strip(),
-        subreddit.lower(),
-        author,
-        body,
-        score,
-        created,
-        retrieved,
-        obj,
+        record_id, link[3:], parent.strip(), sub, author, body, score, created, retrieved, obj
     )
 
 
@@ -394,14 +395,8 @@ def record_from_dict(
     cleaned already), so cleaning is skipped. Runs once per unusual record of a dump, hence
     the inlined type checks.
     """
+    kind = _record_kind(data, kind)
     if kind is None:
-        if "title" in data:
-            kind = "t3"
-        elif "body" in data and "link_id" in data:
-            kind = "t1"
-        else:
-            return None
-    elif kind not in _RECORD_KINDS:
         return None
     if escaped:
         clean_strings(data)
@@ -433,18 +428,7 @@ def record_from_dict(
             retrieved,
             data,
         )
-    link = data.get("link_id")
-    if type(link) is str and link[:3] == "t3_" and len(link) > 3 and link.strip() == link:
-        link = link[3:]
-    else:
-        link = bare_id(link)
-    if not link:
-        raise BadRecordError(f"t1_{record_id}: missing link_id")
-    parent = data.get("parent_id")
-    if type(parent) is not str or parent[:3] not in ("t1_", "t3_"):
-        parent = parent_fullname(parent, link)
-    else:
-        parent = parent.strip()
+    link, parent = _thread_of(data, record_id)
     return CommentRow(
         record_id,
         link,
@@ -457,6 +441,34 @@ def record_from_dict(
         retrieved,
         data,
     )
+
+
+def _record_kind(data: RawDict, kind: str | None) -> str | None:
+    """``t3`` or ``t1``: as given, else what the fields say; None for anything else."""
+    if kind is not None:
+        return kind if kind in _RECORD_KINDS else None
+    if "title" in data:
+        return "t3"
+    if "body" in data and "link_id" in data:
+        return "t1"
+    return None
+
+
+def _thread_of(data: RawDict, record_id: str) -> tuple[str, str]:
+    """A comment's post id and its parent's fullname."""
+    link = data.get("link_id")
+    if type(link) is str and link[:3] == "t3_" and len(link) > 3 and link.strip() == link:
+        link = link[3:]
+    else:
+        link = bare_id(link)
+    if not link:
+        raise BadRecordError(f"t1_{record_id}: missing link_id")
+    parent = data.get("parent_id")
+    if type(parent) is not str or parent[:3] not in ("t1_", "t3_"):
+        parent = parent_fullname(parent, link)
+    else:
+        parent = parent.strip()
+    return link, parent
 
 
 def _plain_text(value: object) -> str:

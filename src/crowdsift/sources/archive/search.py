@@ -259,8 +259,40 @@ def search_posts(
         raise ValueError(f"unknown sort {sort!r}; use one of {sorted(_SORT_KEYS)}")
     key, direction = _SORT_KEYS[sort]
     bound = _bound(time_filter, now, since)
+    params = _search_params(subs, term, words, bound)
+    base = _search_sql(sort, key, len(subs))
+    # A walk is its search and its window's *name*: "month" is a bound that moves every second,
+    # and keying on the bound itself sent every next page of such a walk through ``_lookup``.
+    search_key = (sub, term, sort, time_filter, since)
+    resume = None
+    if after is not None:
+        resume = positions.get((*search_key, _cursor_id(after))) if positions else None
+    fresh = resume is not None and abs(bound - resume.bound) <= AHEAD_SLACK_SECONDS
+    if resume is not None and fresh and (resume.complete or len(resume.ahead) > limit):
+        rows, complete = list(resume.ahead), resume.complete  # read with an earlier page
+    else:
+        position = None
+        if after is not None:
+            position = resume.position if resume is not None else _lookup(conn, base, params, after)
+            if position is None:
+                log.warning("archive_cursor_not_in_results", subreddit=sub, term=term, after=after)
+                return SearchPage(posts=[], after=None)
+        rows, complete = _read_rows(conn, base, params, position, direction, limit)
+    page = rows[:limit]
+    next_after = f"t3_{page[-1][0]}" if len(rows) > limit or not complete else None
+    if next_after is not None and positions is not None:
+        last_id, last_key, last_rid = page[-1]
+        positions.put(
+            (*search_key, last_id), Resume((last_key, last_rid), rows[limit:], complete, bound)
+        )
+    return SearchPage(posts=_posts_by_rowid(conn, [rid for _, _, rid in page]), after=next_after)
+
+
+def _search_params(subs: list[str], term: str, words: str, bound: int) -> dict[str, object]:
+    """The search's values, every one a parameter: the posts' and comments' FTS5 queries
+    within the subreddits, the windows, the time bound, the subreddits."""
     within = _subreddits_match(subs)
-    params: dict[str, object] = {
+    return {
         "match": f"{within}{words}",
         "comment_match": f"{within}body : {build_terms(term, positions=False)}",
         "comment_hits": COMMENT_HITS,
@@ -269,14 +301,20 @@ def search_posts(
         "since": bound,
         **{f"sub{n}": name for n, name in enumerate(subs)},
     }
-    in_subs = ", ".join(f":sub{n}" for n in range(len(subs)))
-    # Only fixed fragments (sort keys, directions, weights) are formatted in; values are
-    # parameters. Posts are ranked only when the sort needs it, and then among the newest
-    # ``POST_WINDOW`` matches; comments among the newest ``COMMENT_WINDOW`` matches (rowid
-    # order lets FTS5 stop there), the best ``COMMENT_HITS`` kept. The matches
-    # drive the join (CROSS JOIN fixes the order): left to itself, the planner walks the
-    # subreddit's whole (subreddit, score) index and probes the matches, a cost that grows with
-    # the archive (185 ms for a search matching nothing in a 2M-record archive, not 4 ms).
+
+
+def _search_sql(sort: SearchSort, key: str, subreddits: int) -> str:
+    """The query of every matching post with its sort key and rowid (not yet ordered or cut).
+
+    Only fixed fragments (sort keys, directions, weights) are formatted in; values are
+    parameters. Posts are ranked only when the sort needs it, and then among the newest
+    ``POST_WINDOW`` matches; comments among the newest ``COMMENT_WINDOW`` matches (rowid order
+    lets FTS5 stop there), the best ``COMMENT_HITS`` kept. The matches drive the join (CROSS
+    JOIN fixes the order): left to itself, the planner walks the subreddit's whole
+    (subreddit, score) index and probes the matches, a cost that grows with the archive
+    (185 ms for a search matching nothing in a 2M-record archive, not 4 ms).
+    """
+    in_subs = ", ".join(f":sub{n}" for n in range(subreddits))
     if sort == "relevance":
         post_hits = (
             f"SELECT rowid, bm25(posts_fts, {TITLE_WEIGHT}, 1.0, 0.0) FROM posts_fts "  # noqa: S608
@@ -284,7 +322,7 @@ def search_posts(
         )
     else:
         post_hits = "SELECT rowid, 0.0 FROM posts_fts WHERE posts_fts MATCH :match"
-    base = (
+    return (
         "WITH hits (rid, rank) AS ("  # noqa: S608
         f"SELECT * FROM ({post_hits}) "
         f"UNION ALL SELECT p.rowid, hit.rank * {COMMENT_WEIGHT} FROM ("
@@ -297,39 +335,29 @@ def search_posts(
         "FROM b CROSS JOIN posts AS p ON p.rowid = b.rid "
         f"WHERE p.subreddit IN ({in_subs}) AND p.created_utc >= :since"
     )
-    # A walk is its search and its window's *name*: "month" is a bound that moves every second,
-    # and keying on the bound itself sent every next page of such a walk through ``_lookup``.
-    search_key = (sub, term, sort, time_filter, since)
-    resume = None
-    if after is not None:
-        resume = positions.get((*search_key, _cursor_id(after))) if positions else None
-    fresh = resume is not None and abs(bound - resume.bound) <= AHEAD_SLACK_SECONDS
-    if resume is not None and fresh and (resume.complete or len(resume.ahead) > limit):
-        rows, complete = list(resume.ahead), resume.complete  # read with an earlier page
-    else:
-        keyset = ""
-        if after is not None:
-            position = resume.position if resume is not None else _lookup(conn, base, params, after)
-            if position is None:
-                log.warning("archive_cursor_not_in_results", subreddit=sub, term=term, after=after)
-                return SearchPage(posts=[], after=None)
-            params["key"], params["rid"] = position
-            keyset = f"WHERE (sort_key, rid) {'>' if direction == 'ASC' else '<'} (:key, :rid) "
-        read = params["limit"] = max(limit + 1, READ_AHEAD)
-        rows = conn.execute(
-            f"SELECT id, sort_key, rid FROM ({base}) {keyset}"  # noqa: S608
-            f"ORDER BY sort_key {direction}, rid {direction} LIMIT :limit",
-            params,
-        ).fetchall()
-        complete = len(rows) < read
-    page = rows[:limit]
-    next_after = f"t3_{page[-1][0]}" if len(rows) > limit or not complete else None
-    if next_after is not None and positions is not None:
-        last_id, last_key, last_rid = page[-1]
-        positions.put(
-            (*search_key, last_id), Resume((last_key, last_rid), rows[limit:], complete, bound)
-        )
-    return SearchPage(posts=_posts_by_rowid(conn, [rid for _, _, rid in page]), after=next_after)
+
+
+def _read_rows(
+    conn: sqlite3.Connection,
+    base: str,
+    params: dict[str, object],
+    position: tuple[object, int] | None,
+    direction: str,
+    limit: int,
+) -> tuple[list[tuple[str, object, int]], bool]:
+    """The rows after ``position`` (from the start when None), ``READ_AHEAD`` of them or one
+    more than the page, and whether that is all there are."""
+    keyset = ""
+    if position is not None:
+        params["key"], params["rid"] = position
+        keyset = f"WHERE (sort_key, rid) {'>' if direction == 'ASC' else '<'} (:key, :rid) "
+    read = params["limit"] = max(limit + 1, READ_AHEAD)
+    rows = conn.execute(
+        f"SELECT id, sort_key, rid FROM ({base}) {keyset}"  # noqa: S608
+        f"ORDER BY sort_key {direction}, rid {direction} LIMIT :limit",
+        params,
+    ).fetchall()
+    return rows, len(rows) < read
 
 
 def _lookup(

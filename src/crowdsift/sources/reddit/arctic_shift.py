@@ -112,6 +112,7 @@ from crowdsift.sources.reddit.arctic_shift_params import (
     check,
     empty_window,
 )
+from crowdsift.sources.reddit.pagination import cursor_pages
 from crowdsift.sources.reddit.threads import best_first, collapsed_tree, comment_tree
 
 log = get_logger(__name__)
@@ -250,10 +251,9 @@ class ArcticShiftSource(OwnsClient):
         if limit < 1:
             return []
         fullname = f"t3_{post_id.removeprefix('t3_')}"
-        comments: list[RawThing] = []
-        seen: set[str] = set()
-        cursor: TimeCursor | None = None
-        while len(comments) < limit:
+        comments: dict[str, RawThing] = {}
+
+        def fetch(cursor: TimeCursor | None) -> tuple[list[Any], TimeCursor | None]:
             params: dict[str, str | int | float] = {
                 "link_id": fullname,
                 "parent_id": "",
@@ -263,15 +263,15 @@ class ArcticShiftSource(OwnsClient):
             if cursor is not None:
                 params["after"] = cursor.bound(descending=False)
             items, asked = self._search(COMMENTS_PATH, params)
-            for comment in self._comments_of(items, fullname):
-                if str(comment.get("id")) not in seen:
-                    seen.add(str(comment.get("id")))
-                    comments.append(comment)
-            previous = cursor
-            cursor = TimeCursor.after_page(items, cursor) if len(items) >= asked else None
-            if cursor is None or cursor == previous:  # last page, or a server not advancing
+            return items, TimeCursor.after_page(items, cursor) if len(items) >= asked else None
+
+        # a short page is the last; a cursor already followed is a server not advancing
+        for page in cursor_pages(fetch):
+            for comment in self._comments_of(page.items, fullname):
+                comments.setdefault(str(comment.get("id")), comment)
+            if len(comments) >= limit:
                 break
-        return best_first(comments[:limit])
+        return best_first(list(comments.values())[:limit])
 
     def fetch_comment_tree(
         self, post_id: str, *, limit: int = 100, depth: int = 5

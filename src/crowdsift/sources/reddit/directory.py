@@ -352,6 +352,21 @@ def refresh_directory(
             f"the first ({first[0]!r}): {first[1]}"
         )
     fetched = [p for p in wanted if p not in failed]
+    return _refreshed(best, fetched, failed, counts, previous, source=source, now=clock())
+
+
+def _refreshed(
+    best: dict[str, SubredditInfo],
+    fetched: list[str],
+    failed: dict[str, str],
+    counts: Counter[str],
+    previous: SubredditDirectory | None,
+    *,
+    source: str,
+    now: datetime,
+) -> SubredditDirectory:
+    """The new directory: what was fetched now, plus the entries (and failed profiles) of
+    ``previous`` under the prefixes not fetched now."""
     if previous is not None:
         _keep_previous(best, previous, fetched)
     entries = sorted(best.values(), key=lambda e: (-e.subscribers, e.name))
@@ -363,7 +378,7 @@ def refresh_directory(
     }
     return SubredditDirectory(
         source=source,
-        fetched_at=clock(),
+        fetched_at=now,
         entries=entries,
         prefixes=sorted(known),
         failed_prefixes=failed,

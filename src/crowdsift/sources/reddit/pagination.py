@@ -1,16 +1,61 @@
-"""Walk search pages by their ``after`` cursor, like praw's ListingGenerator."""
+"""Walking pages by their cursor, like praw's ListingGenerator: one mechanism for every source.
+
+``cursor_pages`` asks for page after page until a page is empty, has no next cursor, or hands
+back a cursor already followed (how a misbehaving server, or an archive at its end, would
+otherwise loop forever). ``paginate_search`` walks any ``RedditSource``'s search with it (the
+``after`` of reddit-api, the archive and Arctic Shift alike), and Arctic Shift pages a thread's
+comments by date with it (``TimeCursor``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Generic, TypeVar
 
 from crowdsift.core.config import SearchSort, TimeFilter
 from crowdsift.core.log import get_logger
 from crowdsift.core.source import RawThing, RedditSource
 
 log = get_logger(__name__)
+
+Cursor = TypeVar("Cursor", bound=Hashable)
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class Page(Generic[Item, Cursor]):
+    """One page: its items, the cursor past it, and whether the walk ends with it."""
+
+    items: Sequence[Item]
+    following: Cursor | None
+    last: bool
+
+
+def cursor_pages(
+    fetch: Callable[[Cursor | None], tuple[Sequence[Item], Cursor | None]],
+    *,
+    start: Cursor | None = None,
+    on_repeat: Callable[[Cursor], None] = lambda _cursor: None,
+) -> Iterator[Page[Item, Cursor]]:
+    """``fetch(cursor)`` from ``start`` on, each page as it comes; the one that ends the walk
+    (empty, no next cursor, or a cursor already followed: ``on_repeat`` hears of it) says so.
+    A caller that has enough stops asking, and no further page is fetched."""
+    followed: set[Cursor] = {start} if start is not None else set()
+    cursor = start
+    while True:
+        items, following = fetch(cursor)
+        if following and following in followed:
+            on_repeat(following)
+            yield Page(items, following, last=True)
+            return
+        if not items or not following:
+            yield Page(items, following, last=True)
+            return
+        yield Page(items, following, last=False)
+        followed.add(following)
+        cursor = following
 
 
 @dataclass
@@ -36,43 +81,39 @@ def paginate_search(
     after: str | None = None,
     walk: Walk | None = None,
 ) -> Iterator[RawThing]:
-    """Yield raw posts page after page until ``after`` is empty or repeats, or ``cap`` is reached.
-
-    A repeating cursor is how a misbehaving server (or an archive at its end) would otherwise
-    loop forever; an empty page ends the walk as well. ``after`` starts past a cursor an
-    earlier walk left in its ``walk``, which records where this one stops.
-    """
+    """Yield raw posts page after page (``cursor_pages``) until the listing ends or ``cap`` is
+    reached. ``after`` starts past a cursor an earlier walk left in its ``walk``, which records
+    where this one stops."""
     walk = walk if walk is not None else Walk()
     walk.after, walk.complete = None, False
-    seen_cursors: set[str] = {after} if after else set()
     yielded = 0
-    page_no = 0
-    while yielded < cap:
-        limit = min(page_size, cap - yielded, 100)
+    asked: list[str | None] = []  # the cursor of each page asked for, for its log line
+
+    def fetch(cursor: str | None) -> tuple[Sequence[RawThing], str | None]:
+        asked.append(cursor)
         page = source.search_subreddit(
-            subreddit, term, sort=sort, time_filter=time_filter, limit=limit, after=after,
-            since=since,
+            subreddit, term, sort=sort, time_filter=time_filter,
+            limit=min(page_size, cap - yielded, 100), after=cursor, since=since,
         )  # fmt: skip
-        page_no += 1
         log.info(
-            "search_page",
-            source=source.name,
-            subreddit=subreddit,
-            term=term,
-            page=page_no,
-            after=after,
-            next_after=page.after,
-            items=len(page.posts),
-        )
-        whole = len(page.posts) <= cap - yielded
-        for raw in page.posts[: cap - yielded]:
+            "search_page", source=source.name, subreddit=subreddit, term=term, page=len(asked),
+            after=cursor, next_after=page.after, items=len(page.posts),
+        )  # fmt: skip
+        return page.posts, page.after
+
+    def repeated(cursor: str) -> None:
+        log.warning("pagination_cursor_repeated", subreddit=subreddit, after=cursor)
+
+    if cap <= 0:
+        return
+    for page in cursor_pages(fetch, start=after, on_repeat=repeated):
+        whole = len(page.items) <= cap - yielded
+        for raw in page.items[: cap - yielded]:
             yield raw
             yielded += 1
-        if not page.posts or not page.after or page.after in seen_cursors:
-            if page.after and page.after in seen_cursors:
-                log.warning("pagination_cursor_repeated", subreddit=subreddit, after=page.after)
+        if page.last:
             walk.complete = True
             return
-        seen_cursors.add(page.after)
-        after = page.after
-        walk.after = after if whole else None
+        walk.after = page.following if whole else None
+        if yielded >= cap:
+            return

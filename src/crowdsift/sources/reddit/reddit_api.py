@@ -95,7 +95,7 @@ class RedditApiSource(OwnsClient):
         time_filter: TimeFilter = "all",
         limit: int = 25,
         after: str | None = None,
-        since: datetime | None = None,
+        since: datetime | None = None,  # noqa: ARG002  # RedditSource's; see below
     ) -> SearchPage:
         """One page of ``/r/{subreddit}/search`` restricted to that subreddit, NSFW excluded.
 
