@@ -157,3 +157,14 @@ def test_a_setting_or_identifier_is_not_a_recommendation() -> None:
     rows = {row.option for row in recommended_rows(replies, "Which inference server for a team?")}
     assert "vLLM" in rows
     assert not any("_" in option for option in rows)  # Q4_K_M, num_ctx: settings, not picks
+
+
+def test_a_model_suffix_is_not_a_name_of_its_own() -> None:
+    replies = [
+        reply(1, "Get the 5060 Ti, or a used Radeon if you can find one.", 9),
+        reply(2, "A 4070 Ti is plenty; Radeon cards are cheaper per GB.", 7),
+        reply(3, "The 3090 Ti is overkill. HP and LG make fine monitors too.", 3),
+    ]
+    rows = {row.option for row in recommended_rows(replies, "Which GPU should I buy?")}
+    assert "Radeon" in rows
+    assert "Ti" not in rows  # the end of "5060 Ti", not a brand

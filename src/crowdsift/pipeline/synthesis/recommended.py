@@ -130,6 +130,8 @@ def _name_word(word: str, *, mid_sentence: bool) -> bool:
     ("16GB"), a flag, a path or a link."""
     if not looks_like_name(word, mid_sentence=mid_sentence):
         return False
+    if len(word) <= 2 and not word.isupper():
+        return False  # "Ti" of "5060 Ti", "Go": a two-letter name is written in capitals (LG)
     if word.startswith("-") or any(mark in word for mark in "/=\\@_"):
         return False  # a flag, path, link, setting or identifier (snake_case) is not a name
     letters = [ch for ch in word if ch.isalpha()]
