@@ -148,3 +148,66 @@ def test_rank_candidates_scales_the_best_to_one_and_leaves_no_match_alone() -> N
     assert [c.retrieval for c in ranked] == [0.0, 1.0]
     unchanged = [candidate("a", "socks")]
     assert rank_candidates(unchanged, ["skillet"]) == unchanged
+
+
+def test_each_question_gets_the_whole_budget_on_a_source_that_serves_many() -> None:
+    """``crowdsift eval`` and long-lived callers ask many questions of one source: the budget
+    counts from each question's start, not from the source's first request."""
+    end = int(DATA_END.timestamp())
+    relevant = [
+        as_post(f"r{n}", end - n * 600, f"Cast iron skillet {n} lasts decades", "No warping.")
+        for n in range(30)
+    ]
+    harness = Harness(now=NOW)
+    with harness.server:
+        harness.server.add_posts(SUB, relevant)
+        try:
+            source = harness.source()
+            deps = RedditDeps(
+                source=source, engine=LocalEngine(embedder=HashingEmbedder()),
+                config=RedditConfig(dated_requests=8),
+                candidates=(SubredditProfile(name=SUB.lower()),), candidates_closed=False,
+                clock=harness.clock, search=SearchOptions(page_size=25),
+            )  # fmt: skip
+            first = asyncio.run(run_reddit(QUESTION, deps, subreddits=[SUB]))
+            after_first = source.stats.requests
+            second = asyncio.run(run_reddit(QUESTION, deps, subreddits=[SUB]))
+        finally:
+            harness.close()
+    assert after_first <= 8
+    assert len(second.threads) == len(first.threads) == 8 - 3  # not the drill's minimum
+
+
+def test_a_window_too_thin_to_widen_within_the_budget_says_so() -> None:
+    """A fast-moving topic's month holds two threads; widening to all time would find six
+    more. Within a budget that affords it the run widens; within one that does not, the run
+    says the answer rests on few threads instead of reading as the community's silence."""
+    newest = int(DATA_END.timestamp())
+    posts = [
+        as_post(f"s{n}", newest - age * 86_400, f"{'Ollama or vLLM' if age < 30 else 'vLLM'} "
+                f"as a server for developers {n}", "Sharing one local LLM box: what holds up?")
+        for n, age in enumerate([0, 3, 60, 90, 120, 150, 200, 300])
+    ]  # fmt: skip
+    question = "Which inference server holds up when developers share one local LLM box?"
+
+    def run_with(budget: int) -> Any:
+        harness = Harness(now=DATA_END + timedelta(days=1))
+        with harness.server:
+            harness.server.add_posts("LocalLLaMA", posts)
+            try:
+                deps = RedditDeps(
+                    source=harness.source(), engine=LocalEngine(embedder=HashingEmbedder()),
+                    config=RedditConfig(dated_requests=budget),
+                    candidates=(SubredditProfile(name="localllama"),), candidates_closed=False,
+                    clock=harness.clock, search=SearchOptions(page_size=25),
+                )  # fmt: skip
+                return asyncio.run(run_reddit(question, deps, subreddits=["LocalLLaMA"]))
+            finally:
+                harness.close()
+
+    roomy = run_with(200)
+    assert roomy.widened_from is not None and roomy.widened_from < 5
+    assert not any("searching all time too" in error for error in roomy.errors)
+    tight = run_with(3)
+    assert tight.widened_from is None
+    assert any("searching all time too would pass" in error for error in tight.errors)

@@ -145,6 +145,8 @@ class RedditRun:
     widened_from: int | None = None
     """How many threads the topic's window held when that was too few and the search widened
     once to all time; None when it did not widen."""
+    spent_before: int = 0
+    """The source's request count when the question started: its budget is per question."""
 
 
 async def run_reddit(
@@ -155,7 +157,7 @@ async def run_reddit(
     Raises only what no partial answer can survive: an empty question or nothing to search
     (``PlanError``), bad credentials or configuration (``AuthError``/``ConfigError``).
     """
-    run = RedditRun()
+    run = RedditRun(spent_before=deps.source.stats.requests)
     runner = SourceRunner(deps.search.concurrency)
     started = time.perf_counter()
     bound = asyncio.timeout(deps.config.timeout_s)
@@ -179,6 +181,24 @@ async def run_reddit(
         drilled=len(run.threads), timed_out=run.timed_out,
     )  # fmt: skip
     return run
+
+
+def unfetched_message(found: int, budget: int) -> str:
+    """What a run says when few of the threads it found were relevant and reading the next
+    pages would pass the source's request budget: the answer rests on what it had."""
+    return (
+        f"few of the {found} threads found were relevant, and reading more would pass this "
+        f"source's budget of {budget} requests a question (CROWDSIFT_REDDIT_DATED_REQUESTS)"
+    )
+
+
+def unwidened_message(found: int, budget: int) -> str:
+    """What a run says when its window held too few threads and searching all time as well
+    would pass the source's request budget: the answer rests on few threads, and says so."""
+    return (
+        f"the topic's window held only {found} threads, and searching all time too would pass "
+        f"this source's budget of {budget} requests a question (CROWDSIFT_REDDIT_DATED_REQUESTS)"
+    )
 
 
 def bound_message(timeout_s: float, stage: str) -> str:
@@ -264,7 +284,8 @@ async def _formulate_and_plan(
 async def _drill_ranked(deps: RedditDeps, runner: SourceRunner, run: RedditRun) -> None:
     """The best-ranked threads read with their comments (stored when there is a store)."""
     config = deps.config
-    top = run.ranked[: drill_count(deps.source, config.dated_requests, config.drill_top)]
+    wanted = config.drill_top
+    top = run.ranked[: drill_count(deps.source, config.dated_requests, wanted, run.spent_before)]
     deps.progress("drill", f"reading {len(top)} threads (≤{config.drill_comments} comments)")
     by_id = {c.post.id: c for c in run.candidates}
     threads = await drill(
@@ -281,6 +302,12 @@ async def _drill_ranked(deps: RedditDeps, runner: SourceRunner, run: RedditRun) 
     run.errors += [t.error for t in threads if t.error]
     if deps.store is not None:
         deps.store.upsert(c for t in threads for c in t.post.comments)
+
+
+def _affords(deps: RedditDeps, run: RedditRun, searches: SearchPlan) -> bool:
+    """Whether ``searches`` fit what is left of this question's request budget."""
+    budget = deps.config.dated_requests
+    return can_afford_searches(deps.source, budget, searches, run.spent_before)
 
 
 async def _search_and_gate(
@@ -304,13 +331,15 @@ async def _search_and_gate(
 
     async def search(scale: int) -> tuple[list[Candidate], bool]:
         nonlocal plan
-        if scale > 1 and not can_afford_searches(deps.source, config.dated_requests, plan):
+        if scale > 1 and not _affords(deps, run, plan):
             log.info("reddit_refetch_skipped", reason="request budget")
+            run.errors.append(unfetched_message(len(run.candidates), deps.config.dated_requests))
             return heuristic_order(run.candidates)[:judge_cap], False
         found = await runner.call(fetcher.search, plan, scale=scale)
         wider = widen(plan) if len(found.candidates) < MIN_CANDIDATES else None
-        if wider is not None and not can_afford_searches(deps.source, config.dated_requests, wider):
+        if wider is not None and not _affords(deps, run, wider):
             log.info("reddit_widen_skipped", reason="request budget")
+            run.errors.append(unwidened_message(len(found.candidates), config.dated_requests))
             wider = None
         if wider is not None:  # the window held too little: once more over all time
             log.info("reddit_search_widened", found=len(found.candidates))
