@@ -15,10 +15,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, marker
+from crowdsift.core.citations import SourceNumbers
 from crowdsift.core.models import SUBREDDIT_NAME
-from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import url_key
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.models import RedditSynthesis, SummarizeResult
 
 _THREAD_ID = re.compile(r"/comments/([A-Za-z0-9]+)(?:/|$)")
@@ -27,9 +27,6 @@ _COMMENT_URL = re.compile(
     rf"^https://(?:www\.)?reddit\.com/r/(?P<sub>{SUBREDDIT_NAME})/comments/(?P<post>[A-Za-z0-9]+)/"
     r"[^/?#]+/(?P<comment>[A-Za-z0-9]+)/?$"
 )
-_MARKER_RUN = re.compile(rf"{MARKER_GROUP.pattern}(?:[ \t]*{MARKER_GROUP.pattern})*", re.IGNORECASE)
-_CITED_END = re.compile(rf"{_MARKER_RUN.pattern}[.!?;:,]*", re.IGNORECASE)
-"""Where a claim ends: its citations, and the full stop some writers put after them."""
 
 
 @dataclass(frozen=True)
@@ -224,30 +221,15 @@ def numbered_sources(
 
 
 def refs_in(text: str) -> list[str]:
-    """The citation keys of ``text`` in reading order (``post:id``, ``comment:id``)."""
-    return [citation.key for citation in citations_in(text)]
+    """The citation keys of stored ``text`` in reading order (``post:id``, ``comment:id``)."""
+    return CitedText.decode(text).keys()
 
 
 def opening_sentences(text: str, limit: int | None) -> tuple[str, int]:
-    """The first ``limit`` claims of an answer (all when None), and how many it has.
-
-    A claim is the text up to and including a run of citations: one sentence and its source,
-    or several sentences under one citation (a quoted reply), so shortening an answer never
-    parts a sentence from its source. Sentences after the last citation count one each."""
-    flat = " ".join(text.split())
-    pieces: list[str] = []
-    start = 0
-    for run in _CITED_END.finditer(flat):
-        piece = flat[start : run.end()].strip()
-        start = run.end()
-        if not _MARKER_RUN.sub("", piece).strip(" .,;:!?"):  # citations alone: the previous's
-            if pieces:
-                pieces[-1] += " " + piece
-            continue
-        pieces.append(piece)
-    pieces += split_sentences(flat[start:]) if flat[start:].strip() else []
-    chosen = pieces if limit is None else pieces[:limit]
-    return " ".join(chosen), len(pieces)
+    """The first ``limit`` claims of stored ``text`` (all when None), and how many it has
+    (``CitedText.opening`` on the stored string)."""
+    opening, count = CitedText.decode(text).opening(limit)
+    return opening.marked(), count
 
 
 def compact_permalink(url: str) -> str:
@@ -260,11 +242,5 @@ def compact_permalink(url: str) -> str:
 
 
 def thin_citations(text: str, keep: int) -> str:
-    """``text`` with each run of citations cut to its first ``keep`` (a short answer shows
-    where a sentence was said, not every comment that agreed with it)."""
-
-    def cut(run: re.Match[str]) -> str:
-        found = citations_in(run.group(0))
-        return "".join(marker(c.kind, c.id) for c in found[:keep]) if found else run.group(0)
-
-    return _MARKER_RUN.sub(cut, text)
+    """Stored ``text`` with each citation list cut to its first ``keep`` (``CitedText.thin``)."""
+    return CitedText.decode(text).thin(keep).marked()
