@@ -182,9 +182,9 @@ def _compose(result: ResearchResult, caps: dict[str, int] | None, width: int) ->
         highlights = [item.thin(caps["cites"]) for item in highlights]
         cautions = [item.thin(caps["cites"]) for item in cautions]
     sections = Sections.of(synthesis, caps, details=caps is None)
-    refs = (text if caps is None else opening).keys()
+    refs = (text if caps is None else opening).refs()
     for item in [*highlights, *cautions]:
-        refs += item.keys()
+        refs += item.refs()
     listing = source_list(summary, synthesis, [*refs, *sections.refs()], complete=caps is None)
     numbers = listing.numbers
     max_lines = ITEM_LINES if caps is not None else None

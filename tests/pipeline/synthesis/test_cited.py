@@ -46,7 +46,7 @@ def test_decode_reads_lists_and_marked_writes_them_back() -> None:
         ["post:a1", "comment:k9x"], ["post:yt-x_1"], []
     ]  # fmt: skip
     assert cited.marked() == text
-    assert cited.keys() == ["post:a1", "comment:k9x", "post:yt-x_1"]
+    assert cited.refs() == ["post:a1", "comment:k9x", "post:yt-x_1"]
 
 
 def test_decode_reads_a_written_list_as_one_citation_list() -> None:

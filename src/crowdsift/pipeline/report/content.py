@@ -93,9 +93,9 @@ def build_report(result: ResearchResult) -> Report:
     text = summary.cited_summary if summary else synthesis.cited_summary if synthesis else None
     highlights = summary.cited_highlights if summary else []
     cautions = summary.cited_cautions if summary else []
-    refs = text.keys() if text else []
+    refs = text.refs() if text else []
     for item in [*highlights, *cautions]:
-        refs += item.keys()
+        refs += item.refs()
     listing = source_list(summary, synthesis, [*refs, *_section_refs(synthesis)], complete=True)
     numbers = listing.numbers
     sections = [

@@ -74,7 +74,7 @@ class CitedText(BaseModel):
                 found.setdefault(citation.key, citation)
         return list(found.values())
 
-    def keys(self) -> list[str]:
+    def refs(self) -> list[str]:
         """The citation keys (``post:id``, ``comment:id``) in reading order, each once."""
         return [citation.key for citation in self.citations()]
 

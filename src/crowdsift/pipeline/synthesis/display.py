@@ -1,4 +1,4 @@
-"""The one numbered source list a person reads, and the answer's opening sentences (pure).
+"""The one numbered source list a person reads (pure).
 
 Stored answers cite ``[post:ID]`` / ``[comment:ID]`` (and the staff-engineer sections cite
 permalinks); people read ``[n]``. The list holds every source once, grouped: a thread (video,
@@ -7,6 +7,8 @@ Groups come in the order the reader first meets them; numbers run 1, 2, … down
 ``SourceNumbers`` (``crowdsift.core.citations``) maps every marker and permalink to its number,
 so the terminal, previews and the web page (which mirrors this in ``static/answer.js``) number
 alike. A short answer lists only what it cites (``complete=False``); ``--full`` lists all.
+What a short answer shows of the text (its opening claims, each list thinned) is
+``CitedText.opening`` and ``CitedText.thin`` (``crowdsift.pipeline.synthesis.cited``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from dataclasses import dataclass, field
 from crowdsift.core.citations import SourceNumbers
 from crowdsift.core.models import SUBREDDIT_NAME
 from crowdsift.core.text import url_key
-from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.models import RedditSynthesis, SummarizeResult
 
 _THREAD_ID = re.compile(r"/comments/([A-Za-z0-9]+)(?:/|$)")
@@ -220,18 +221,6 @@ def numbered_sources(
     return listing.numbers, listing.listed()
 
 
-def refs_in(text: str) -> list[str]:
-    """The citation keys of stored ``text`` in reading order (``post:id``, ``comment:id``)."""
-    return CitedText.decode(text).keys()
-
-
-def opening_sentences(text: str, limit: int | None) -> tuple[str, int]:
-    """The first ``limit`` claims of stored ``text`` (all when None), and how many it has
-    (``CitedText.opening`` on the stored string)."""
-    opening, count = CitedText.decode(text).opening(limit)
-    return opening.marked(), count
-
-
 def compact_permalink(url: str) -> str:
     """A Reddit comment permalink without its thread's slug (Reddit resolves ``_``), so a
     comment's link fits on one line under its thread; other URLs unchanged."""
@@ -239,8 +228,3 @@ def compact_permalink(url: str) -> str:
     if match is None:
         return url
     return f"https://www.reddit.com/r/{match['sub']}/comments/{match['post']}/_/{match['comment']}/"
-
-
-def thin_citations(text: str, keep: int) -> str:
-    """Stored ``text`` with each citation list cut to its first ``keep`` (``CitedText.thin``)."""
-    return CitedText.decode(text).thin(keep).marked()
