@@ -57,7 +57,9 @@ def test_decode_reads_a_written_list_as_one_citation_list() -> None:
     assert cited.marked() == "A [post:d][comment:e][comment:f][post:g]. B"
 
 
-_ID = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,6}", fullmatch=True)
+_ID = st.sampled_from(["a", "b", "c", "q1"]) | st.from_regex(
+    r"[a-z0-9][a-z0-9_-]{0,6}", fullmatch=True
+)
 _CITATION = st.builds(Citation, st.sampled_from(["post", "comment"]), _ID)
 _PROSE = st.text(st.characters(blacklist_characters="[]", blacklist_categories=["Cs"]), max_size=30)
 
@@ -131,3 +133,13 @@ def test_renderers_read_the_answers_claims_not_its_string(
     else:
         answer = build_report(result).answer
         assert answer == ((Segment("Quoted “[post:b2]” verbatim", (1,)),),)
+
+
+@given(_cited_texts())
+def test_numbering_the_lists_reads_as_numbering_the_stored_string(cited: CitedText) -> None:
+    """For the text grounding stores, the lists numbered read exactly as the markers of the
+    string numbered did (``SourceNumbers.text``): the terminal's output is unchanged."""
+    numbers = SourceNumbers()
+    for number, key in enumerate(["post:a", "post:b", "comment:c", "comment:q1"], start=1):
+        numbers.register(key, number)
+    assert cited.numbered(numbers) == numbers.text(cited.marked())
