@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from crowdsift.core.citations import MARKER_GROUP, Citation, SourceNumbers, citations_in, tidy
 from crowdsift.core.sentences import split_sentences
 
-_RUN = re.compile(rf"{MARKER_GROUP.pattern}(?:[ \t]*{MARKER_GROUP.pattern})*", re.IGNORECASE)
-"""Adjacent marker groups (spaces or tabs between them): one citation list."""
+_RUN = re.compile(rf"(?:{MARKER_GROUP.pattern})+", re.IGNORECASE)
+"""Adjacent marker groups: one citation list. Lists parted by spaces stay apart (the spaces
+are the writer's), and read as one where a reader sees them (``numbered``, ``thin``)."""
 
 
 class CitedSpan(BaseModel):
@@ -79,10 +80,18 @@ class CitedText(BaseModel):
         return [citation.key for citation in self.citations()]
 
     def thin(self, keep: int) -> CitedText:
-        """Each list cut to its first ``keep`` (where a claim was said, not all who agreed)."""
-        return CitedText(
-            spans=tuple(CitedSpan(text=s.text, cites=s.cites[:keep]) for s in self.spans)
-        )
+        """Each list cut to its first ``keep`` (where a claim was said, not all who agreed);
+        lists parted only by spaces count as one and are written together."""
+        spans: list[CitedSpan] = []
+        for span in self.spans:
+            if spans and spans[-1].cites and span.cites and not span.text.strip(" \t"):
+                room = keep - len(spans[-1].cites)
+                known = {c.key for c in spans[-1].cites}
+                more = [c for c in span.cites if c.key not in known][: max(room, 0)]
+                spans[-1] = CitedSpan(text=spans[-1].text, cites=(*spans[-1].cites, *more))
+                continue
+            spans.append(CitedSpan(text=span.text, cites=span.cites[:keep]))
+        return CitedText(spans=tuple(spans))
 
     def lines(self) -> list[CitedText]:
         """One ``CitedText`` per line of the prose; a list stays with the line it ends."""
@@ -103,15 +112,19 @@ class CitedText(BaseModel):
 
     def numbered(self, numbers: SourceNumbers) -> str:
         """The text as a person reads it: each list as ``[n]`` runs (ascending, each number
-        once), citations of unknown sources left out."""
-        out = ""
+        once), citations of unknown sources left out; lists parted only by spaces read as one."""
+        out, gap = "", ""
+        run: set[int] = set()
         for span in self.spans:
-            out += span.text
-            found = sorted({n for n in map(numbers.number, span.cites) if n is not None})
+            found = {n for n in map(numbers.number, span.cites) if n is not None}
+            if run and not span.text.strip(" \t"):
+                run, gap = (run | found, "") if found else (run, gap + span.text)
+                continue
+            out += "".join(f"[{n}]" for n in sorted(run)) + gap + span.text
+            run, gap = found, ""
             if found and out and not out[-1].isspace() and out[-1] != "]":
                 out += " "
-            out += "".join(f"[{n}]" for n in found)
-        return tidy(out)
+        return tidy(out + "".join(f"[{n}]" for n in sorted(run)) + gap)
 
     def opening(self, limit: int | None) -> tuple[CitedText, int]:
         """The first ``limit`` claims (all when None), and how many there are.
@@ -171,8 +184,16 @@ def _lead(text: str) -> str:
 
 
 def _flat(cited: CitedText) -> list[CitedSpan]:
-    """The spans with every run of whitespace one space and the text's ends stripped."""
-    spans = [CitedSpan(text=re.sub(r"\s+", " ", s.text), cites=s.cites) for s in cited.spans]
+    """The spans with every run of whitespace one space, the text's ends stripped, and lists
+    parted only by whitespace joined into one (each citation once)."""
+    spans: list[CitedSpan] = []
+    for span in cited.spans:
+        text = re.sub(r"\s+", " ", span.text)
+        if spans and spans[-1].cites and span.cites and not text.strip():
+            joined = {c.key: c for c in [*spans[-1].cites, *span.cites]}
+            spans[-1] = CitedSpan(text=spans[-1].text, cites=tuple(joined.values()))
+            continue
+        spans.append(CitedSpan(text=text, cites=span.cites))
     if spans:
         spans[0] = CitedSpan(text=spans[0].text.lstrip(), cites=spans[0].cites)
     if spans and not spans[-1].cites:
