@@ -17,7 +17,8 @@ from crowdsift.pipeline.reddit.models import RedditResponse
 from crowdsift.pipeline.reddit.profiles import subreddit_profiles
 from crowdsift.pipeline.research import run_research
 from crowdsift.pipeline.result import AskDeps, ResearchResult
-from crowdsift.pipeline.synthesis.display import opening_sentences, source_list, thin_citations
+from crowdsift.pipeline.synthesis.cited import CitedText
+from crowdsift.pipeline.synthesis.display import source_list
 from crowdsift.pipeline.synthesis.models import (
     CitedSource,
     ComparisonRow,
@@ -128,8 +129,9 @@ def test_the_short_list_holds_only_what_the_short_answer_cites() -> None:
 
 def test_opening_sentences_keep_the_citations_that_follow_them() -> None:
     text = "It is $159, e.g. a lot. [post:a] The app helps. [comment:b] Fine. Last one."
-    assert opening_sentences(text, 2) == ("It is $159, e.g. a lot. [post:a] The app helps. "
-                                          "[comment:b]", 4)  # fmt: skip
+    opening, count = CitedText.decode(text).opening(2)
+    assert (opening.marked(), count) == ("It is $159, e.g. a lot. [post:a] The app helps. "
+                                         "[comment:b]", 4)  # fmt: skip
 
 
 # --- order and the empty-section rule ---------------------------------------------------------
@@ -174,9 +176,8 @@ def test_a_long_answer_keeps_four_cut_takeaways_and_the_direct_answer_first() ->
 
 
 def test_a_short_answer_keeps_the_first_two_citations_of_a_sentence() -> None:
-    assert thin_citations("A. [comment:a][comment:b] [post:c] B [post:d, comment:e, f].", 2) == (
-        "A. [comment:a][comment:b] B [post:d][comment:e]."
-    )
+    text = CitedText.decode("A. [comment:a][comment:b] [post:c] B [post:d, comment:e, f].")
+    assert text.thin(2).marked() == ("A. [comment:a][comment:b] B [post:d][comment:e].")
 
 
 # --- the footer ------------------------------------------------------------------------------
@@ -303,7 +304,7 @@ def test_a_real_local_answer_fits_a_terminal_screen(demo_result: ResearchResult)
     assert all(len(line) <= WIDTH or _is_lone_url(line) for line in lines), max(lines, key=len)
     summary = demo_result.summary
     assert summary is not None
-    first = opening_sentences(summary.summary, 1)[0].split("[")[0].split()[:6]
+    first = summary.cited_summary.opening(1)[0].marked().split("[")[0].split()[:6]
     assert lines[0].split()[:6] == first  # the direct answer comes first
     assert text.count("Sources:") == 1
     assert "post:" not in text and "comment:" not in text

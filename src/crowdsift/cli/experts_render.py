@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from crowdsift.cli.layout import WIDTH, bullet, paragraph
 from crowdsift.core.citations import SourceNumbers
-from crowdsift.pipeline.synthesis.display import refs_in
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.sources.experts.models import CommentSection, ExpertResponse
 
 ANSWER_LINES = 6
@@ -36,9 +36,9 @@ def render_expert(response: ExpertResponse, *, width: int = WIDTH, full: bool = 
         f"language {response.language}",
         width,
     )
-    parts = [p.strip() for p in response.answer.splitlines() if p.strip()]
+    parts = [CitedText.decode(p.strip()) for p in response.answer.splitlines() if p.strip()]
     shown = parts if full else parts[:ANSWER_LINES]
-    refs = [ref for part in shown for ref in refs_in(part)]
+    refs = [ref for part in shown for ref in part.refs()]
     by_key = {f"post:{s.post_id}": s for s in response.main_sources}
     order = [by_key[ref] for ref in dict.fromkeys(refs) if ref in by_key]
     if full:
@@ -71,8 +71,8 @@ def _section(
 ) -> list[str]:
     """One comment section under its title: its first ``SECTION_ITEMS`` quotes (all with
     ``full``), and how many more there are."""
-    items = [p.strip() for p in section.text.splitlines() if p.strip()]
-    quotes = [i for i, item in enumerate(items) if item.startswith(("- ", "* ", "• "))]
+    items = [CitedText.decode(p.strip()) for p in section.text.splitlines() if p.strip()]
+    quotes = [i for i, item in enumerate(items) if item.text.startswith(("- ", "* ", "• "))]
     cut = set() if full else set(quotes[SECTION_ITEMS:])
     kept = [item for i, item in enumerate(items) if i not in cut]
     lines = ["", f"-- {section.title}", *_items(kept, numbers, width, None if full else 3)]
@@ -99,13 +99,13 @@ def _footer(response: ExpertResponse, width: int, *, full: bool) -> list[str]:
 
 
 def _items(
-    parts: list[str], numbers: SourceNumbers, width: int, max_lines: int | None
+    parts: list[CitedText], numbers: SourceNumbers, width: int, max_lines: int | None
 ) -> list[str]:
     """Answer lines and quoted items as the terminal shows them: "- " items as bullets, the
-    rest as wrapped paragraphs, citations numbered."""
+    rest as wrapped paragraphs, citation lists numbered."""
     lines: list[str] = []
     for part in parts:
-        text = numbers.text(part)
+        text = part.numbered(numbers)
         if text.startswith(("- ", "* ", "• ")):
             lines += bullet(text[2:], width, max_lines, mark="-")
         else:

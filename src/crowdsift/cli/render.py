@@ -18,12 +18,8 @@ from crowdsift.cli.reddit_render import Sections, render_sections, run_lines
 from crowdsift.core.citations import number_citations
 from crowdsift.engines.base import Usage
 from crowdsift.pipeline.result import ResearchResult
-from crowdsift.pipeline.synthesis.display import (
-    opening_sentences,
-    refs_in,
-    source_list,
-    thin_citations,
-)
+from crowdsift.pipeline.synthesis.cited import CitedText
+from crowdsift.pipeline.synthesis.display import source_list
 from crowdsift.pipeline.synthesis.models import RedditSynthesis
 
 __all__ = [
@@ -154,9 +150,8 @@ def _synthesis(result: ResearchResult) -> RedditSynthesis | None:
 
 def _shown_counts(result: ResearchResult, caps: dict[str, int]) -> dict[str, int]:
     summary, synthesis = result.summary, _synthesis(result)
-    text = summary.summary if summary else synthesis.summary if synthesis else ""
     available = {
-        "sentences": opening_sentences(text, None)[1],
+        "sentences": _cited_summary(result).opening(None)[1],
         "highlights": len(summary.highlights) if summary else 0,
         "cautions": len(summary.cautions) if summary else 0,
         "gems": len(synthesis.hidden_gems) if synthesis else 0,
@@ -167,38 +162,45 @@ def _shown_counts(result: ResearchResult, caps: dict[str, int]) -> dict[str, int
     return {name: min(caps[name], count) for name, count in available.items()}
 
 
+def _cited_summary(result: ResearchResult) -> CitedText:
+    summary, synthesis = result.summary, _synthesis(result)
+    if summary is not None:
+        return summary.cited_summary
+    return synthesis.cited_summary if synthesis is not None else CitedText()
+
+
 def _compose(result: ResearchResult, caps: dict[str, int] | None, width: int) -> list[str]:
     """The answer with at most ``caps`` of each part (everything when None)."""
     summary, synthesis = result.summary, _synthesis(result)
-    text = summary.summary if summary else synthesis.summary if synthesis else ""
+    text = _cited_summary(result)
     limit = caps or {}
-    opening, total = opening_sentences(text, limit.get("sentences"))
-    highlights = (summary.highlights if summary else [])[: limit.get("highlights")]
-    cautions = (summary.cautions if summary else [])[: limit.get("cautions")]
+    opening, total = text.opening(limit.get("sentences"))
+    highlights = (summary.cited_highlights if summary else [])[: limit.get("highlights")]
+    cautions = (summary.cited_cautions if summary else [])[: limit.get("cautions")]
     if caps is not None:
-        opening = thin_citations(opening, caps["cites"])
-        highlights = [thin_citations(item, caps["cites"]) for item in highlights]
-        cautions = [thin_citations(item, caps["cites"]) for item in cautions]
+        opening = opening.thin(caps["cites"])
+        highlights = [item.thin(caps["cites"]) for item in highlights]
+        cautions = [item.thin(caps["cites"]) for item in cautions]
     sections = Sections.of(synthesis, caps, details=caps is None)
-    refs = refs_in(text if caps is None else opening)
+    refs = (text if caps is None else opening).refs()
     for item in [*highlights, *cautions]:
-        refs += refs_in(item)
+        refs += item.refs()
     listing = source_list(summary, synthesis, [*refs, *sections.refs()], complete=caps is None)
     numbers = listing.numbers
     max_lines = ITEM_LINES if caps is not None else None
     if caps is None:  # everything, paragraphs and the engine's own bullets kept
         lines = [
-            line for part in text.splitlines() if part.strip()
-            for line in paragraph(numbers.text(part), width)
+            line for part in text.lines() if part.text.strip() or part.citations()
+            for line in paragraph(part.numbered(numbers), width)
         ]  # fmt: skip
     else:
-        lines = paragraph(numbers.text(opening), width)
+        lines = paragraph(opening.numbered(numbers), width)
     lines = lines or ["(no answer)"]
     for title, items in (("Highlights", highlights), ("Cautions", cautions)):
         if items:
             lines += ["", f"{title}:"]
             for item in items:
-                lines += bullet(numbers.text(item), width, max_lines)
+                lines += bullet(item.numbered(numbers), width, max_lines)
     lines += render_sections(sections, numbers, width, max_lines)
     lines += source_lines(listing, width)
     if caps is not None:

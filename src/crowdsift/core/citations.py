@@ -9,7 +9,9 @@ markers into one source list (``SourceNumbers``) and print ``[n]``.
 
 Every module that writes, parses, checks or displays citations uses this one: the grammar,
 ``citations_in``, ``remove_markers``, ``strip_quoted_citations`` (what an extractive quote must
-lose) and the display numbering.
+lose) and the display numbering. A checked answer's texts are read into claims and citation
+lists once (``crowdsift.pipeline.synthesis.cited``); renderers number those lists with
+``SourceNumbers.number`` rather than running ``SourceNumbers.text`` over a string.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 from uuid import uuid4
 
 from crowdsift.engines.embedding import HashingEmbedder
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
-from crowdsift.pipeline.synthesis.display import opening_sentences
 from crowdsift.pipeline.synthesis.extractive import local_answer
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
 from crowdsift.pipeline.synthesis.sections import AnswerScope
@@ -131,10 +131,11 @@ def test_shortening_keeps_a_quote_whole_with_its_citation() -> None:
         f"{Quote('a', 'p', 'One. Two. Three.', 5).cited()} "
         "A claim. [post:x] Another claim [comment:y]. Uncited one. Uncited two."
     )
-    first, count = opening_sentences(text, 1)
+    opening, count = CitedText.decode(text).opening(1)
+    first = opening.marked()
     assert first == "“One. Two. Three.” (5 points) [comment:a]"
     assert count == 5
-    two, _ = opening_sentences(text, 3)
+    two = CitedText.decode(text).opening(3)[0].marked()
     assert two.endswith("Another claim [comment:y].")
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from crowdsift.core.citations import citations_in, remove_markers
 from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.text import tokenize, url_key
 from crowdsift.pipeline.evaluation.cases import EvalCase
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import SummarizeResult
 
@@ -49,8 +49,8 @@ def check(
     owners = _owners(evidence)
     cited_everywhere = [
         citation.key
-        for text in [summary.summary, *summary.highlights, *summary.cautions]
-        for citation in citations_in(text)
+        for text in [summary.cited_summary, *summary.cited_highlights, *summary.cited_cautions]
+        for citation in text.citations()
     ]
     sources_valid = sources_valid and all(key in owners for key in cited_everywhere)
     budget = (
@@ -58,7 +58,7 @@ def check(
         and len(summary.highlights) <= config.max_highlights
         and len(summary.cautions) <= config.max_cautions
     )
-    supported = sum(1 for item in summary.highlights if _supported(item, owners))
+    supported = sum(1 for item in summary.cited_highlights if _supported(item, owners))
     return EvalReport(
         id=case.id,
         status=summary.status,
@@ -80,11 +80,11 @@ def _owners(evidence: FetchResult) -> dict[str, Post]:
     return owners
 
 
-def _supported(highlight: str, owners: dict[str, Post]) -> bool:
+def _supported(highlight: CitedText, owners: dict[str, Post]) -> bool:
     """A highlight is supported when a post it cites (or the post of a comment it cites)
     contains most of its content words."""
-    words = {w for w in tokenize(remove_markers(highlight)) if len(w) > 3}
-    for citation in citations_in(highlight):
+    words = {w for w in tokenize(highlight.text) if len(w) > 3}
+    for citation in highlight.citations():
         post = owners.get(citation.key)
         if post is None or not words:
             continue

@@ -112,10 +112,13 @@ def _save_preview(previews: Path, case: EvalCase, run: AskRun, summary: Summariz
 def preview_text(summary: SummarizeResult) -> str:
     """The answer as a person reads it: ``[n]`` citations and one numbered source list."""
     numbers, listed = numbered_sources(summary, None)
-    lines = [numbers.text(summary.summary)]
-    for title, items in (("Highlights", summary.highlights), ("Cautions", summary.cautions)):
+    lines = [summary.cited_summary.numbered(numbers)]
+    for title, items in (
+        ("Highlights", summary.cited_highlights),
+        ("Cautions", summary.cited_cautions),
+    ):
         if items:
-            lines += ["", f"{title}:", *(f"- {numbers.text(item)}" for item in items)]
+            lines += ["", f"{title}:", *(f"- {item.numbered(numbers)}" for item in items)]
     if listed:
         lines += ["", "Sources:", *(f"[{s.number}] {s.label} {s.url}" for s in listed)]
     return "\n".join(lines)

@@ -8,7 +8,8 @@ both and in the terminal's ``--full`` answer: the numbering is ``source_list``'s
 (``crowdsift.pipeline.synthesis.display``), fed the citations in the order the terminal reads
 them. Text stays plain text here; each renderer escapes it for its own syntax.
 
-Stored text cites ``[post:ID]`` / ``[comment:ID]``; it is cut at those markers into
+Stored text cites ``[post:ID]`` / ``[comment:ID]``; the answer hands it over already read
+into claims and citation lists (``crowdsift.pipeline.synthesis.cited``), which become
 ``Segment``s (prose, then the numbers it cites), so a renderer never has to tell a citation
 from a stranger's literal "[3]" in the prose.
 """
@@ -19,10 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, tidy
+from crowdsift.core.citations import SourceNumbers, tidy
 from crowdsift.pipeline.report.verdict import StanceCounts, parse_verdict
 from crowdsift.pipeline.result import ResearchResult
-from crowdsift.pipeline.synthesis.display import SourceList, refs_in, source_list
+from crowdsift.pipeline.synthesis.cited import CitedText
+from crowdsift.pipeline.synthesis.display import SourceList, source_list
 from crowdsift.pipeline.synthesis.models import RedditSynthesis
 
 LOCAL_ENGINE = "local (extractive quotes, not an LLM)"
@@ -88,12 +90,12 @@ def build_report(result: ResearchResult) -> Report:
     """The report of ``result``'s Reddit answer (every part of it, every source)."""
     summary = result.summary
     synthesis = result.reddit_response.synthesis if result.reddit_response else None
-    text = summary.summary if summary else synthesis.summary if synthesis else ""
-    highlights = summary.highlights if summary else []
-    cautions = summary.cautions if summary else []
-    refs = refs_in(text)
+    text = summary.cited_summary if summary else synthesis.cited_summary if synthesis else None
+    highlights = summary.cited_highlights if summary else []
+    cautions = summary.cited_cautions if summary else []
+    refs = text.refs() if text else []
     for item in [*highlights, *cautions]:
-        refs += refs_in(item)
+        refs += item.refs()
     listing = source_list(summary, synthesis, [*refs, *_section_refs(synthesis)], complete=True)
     numbers = listing.numbers
     sections = [
@@ -101,10 +103,11 @@ def build_report(result: ResearchResult) -> Report:
         Section("cautions", "Cautions", tuple(segments(i, numbers) for i in cautions)),
         *_staff_sections(synthesis, numbers),
     ]
+    lines = text.lines() if text else []
     return Report(
         question=result.question,
         sample_data=result.sample_data,
-        answer=tuple(segments(p, numbers) for p in text.splitlines() if p.strip()),
+        answer=tuple(segments(p, numbers) for p in lines if p.text.strip() or p.citations()),
         sections=tuple(s for s in sections if s.items),
         rows=_rows(synthesis, numbers),
         sources=listing,
@@ -113,25 +116,22 @@ def build_report(result: ResearchResult) -> Report:
     )
 
 
-def segments(text: str, numbers: SourceNumbers) -> Cited:
-    """``text`` cut at its citation markers: each piece of prose with the numbers after it.
+def segments(text: CitedText, numbers: SourceNumbers) -> Cited:
+    """``text``'s prose pieces, each with the numbers of the citation list after it.
 
-    Adjacent markers join one run (ascending, each number once); markers of unknown sources
-    vanish, as they do in the terminal (a number that points nowhere is worse than none)."""
+    Lists with no prose between them join one run (ascending, each number once); citations of
+    unknown sources vanish, as they do in the terminal (a number that points nowhere is worse
+    than none). Prose stays prose, whatever brackets a stranger typed in it."""
     pieces: list[Segment] = []
-    prose, start = "", 0
+    prose = ""
     cites: list[int] = []
-    groups = [*MARKER_GROUP.finditer(text), None]  # None: the prose after the last marker
-    for group in groups:
-        between = text[start : group.start() if group else len(text)]
-        if between.strip() and cites:  # prose after a run: the run ends
+    for span in text.spans:
+        if span.text.strip() and cites:  # prose after a run: the run ends
             pieces.append(Segment(_tidy(prose), tuple(sorted(set(cites)))))
             prose, cites = "", []
-        prose += between
-        if group is not None:
-            start = group.end()
-            found = (numbers.number(c) for c in citations_in(group.group(0)))
-            cites += [n for n in found if n is not None]
+        prose += span.text
+        found = (numbers.number(c) for c in span.cites)
+        cites += [n for n in found if n is not None]
     pieces.append(Segment(_tidy(prose), tuple(sorted(set(cites)))))
     return tuple(p for p in pieces if p.text or p.cites)
 

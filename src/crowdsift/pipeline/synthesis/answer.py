@@ -25,7 +25,6 @@ from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
-from crowdsift.core.citations import citations_in
 from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
@@ -261,8 +260,8 @@ FELL_BACK = (
 
 def cites_evidence(content: SummaryContent) -> bool:
     """Whether a grounded answer still cites any evidence item (grounding removed the rest)."""
-    texts = [content.summary, *content.highlights, *content.cautions]
-    return bool(content.sources) or any(citations_in(text) for text in texts)
+    texts = [content.cited_summary, *content.cited_highlights, *content.cited_cautions]
+    return bool(content.sources) or any(text.citations() for text in texts)
 
 
 async def _local_instead(

@@ -1,4 +1,4 @@
-"""The one numbered source list a person reads, and the answer's opening sentences (pure).
+"""The one numbered source list a person reads (pure).
 
 Stored answers cite ``[post:ID]`` / ``[comment:ID]`` (and the staff-engineer sections cite
 permalinks); people read ``[n]``. The list holds every source once, grouped: a thread (video,
@@ -7,6 +7,8 @@ Groups come in the order the reader first meets them; numbers run 1, 2, … down
 ``SourceNumbers`` (``crowdsift.core.citations``) maps every marker and permalink to its number,
 so the terminal, previews and the web page (which mirrors this in ``static/answer.js``) number
 alike. A short answer lists only what it cites (``complete=False``); ``--full`` lists all.
+What a short answer shows of the text (its opening claims, each list thinned) is
+``CitedText.opening`` and ``CitedText.thin`` (``crowdsift.pipeline.synthesis.cited``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from crowdsift.core.citations import MARKER_GROUP, SourceNumbers, citations_in, marker
+from crowdsift.core.citations import SourceNumbers
 from crowdsift.core.models import SUBREDDIT_NAME
-from crowdsift.core.sentences import split_sentences
 from crowdsift.core.text import url_key
 from crowdsift.pipeline.synthesis.models import RedditSynthesis, SummarizeResult
 
@@ -27,9 +28,6 @@ _COMMENT_URL = re.compile(
     rf"^https://(?:www\.)?reddit\.com/r/(?P<sub>{SUBREDDIT_NAME})/comments/(?P<post>[A-Za-z0-9]+)/"
     r"[^/?#]+/(?P<comment>[A-Za-z0-9]+)/?$"
 )
-_MARKER_RUN = re.compile(rf"{MARKER_GROUP.pattern}(?:[ \t]*{MARKER_GROUP.pattern})*", re.IGNORECASE)
-_CITED_END = re.compile(rf"{_MARKER_RUN.pattern}[.!?;:,]*", re.IGNORECASE)
-"""Where a claim ends: its citations, and the full stop some writers put after them."""
 
 
 @dataclass(frozen=True)
@@ -223,33 +221,6 @@ def numbered_sources(
     return listing.numbers, listing.listed()
 
 
-def refs_in(text: str) -> list[str]:
-    """The citation keys of ``text`` in reading order (``post:id``, ``comment:id``)."""
-    return [citation.key for citation in citations_in(text)]
-
-
-def opening_sentences(text: str, limit: int | None) -> tuple[str, int]:
-    """The first ``limit`` claims of an answer (all when None), and how many it has.
-
-    A claim is the text up to and including a run of citations: one sentence and its source,
-    or several sentences under one citation (a quoted reply), so shortening an answer never
-    parts a sentence from its source. Sentences after the last citation count one each."""
-    flat = " ".join(text.split())
-    pieces: list[str] = []
-    start = 0
-    for run in _CITED_END.finditer(flat):
-        piece = flat[start : run.end()].strip()
-        start = run.end()
-        if not _MARKER_RUN.sub("", piece).strip(" .,;:!?"):  # citations alone: the previous's
-            if pieces:
-                pieces[-1] += " " + piece
-            continue
-        pieces.append(piece)
-    pieces += split_sentences(flat[start:]) if flat[start:].strip() else []
-    chosen = pieces if limit is None else pieces[:limit]
-    return " ".join(chosen), len(pieces)
-
-
 def compact_permalink(url: str) -> str:
     """A Reddit comment permalink without its thread's slug (Reddit resolves ``_``), so a
     comment's link fits on one line under its thread; other URLs unchanged."""
@@ -257,14 +228,3 @@ def compact_permalink(url: str) -> str:
     if match is None:
         return url
     return f"https://www.reddit.com/r/{match['sub']}/comments/{match['post']}/_/{match['comment']}/"
-
-
-def thin_citations(text: str, keep: int) -> str:
-    """``text`` with each run of citations cut to its first ``keep`` (a short answer shows
-    where a sentence was said, not every comment that agreed with it)."""
-
-    def cut(run: re.Match[str]) -> str:
-        found = citations_in(run.group(0))
-        return "".join(marker(c.kind, c.id) for c in found[:keep]) if found else run.group(0)
-
-    return _MARKER_RUN.sub(cut, text)

@@ -29,9 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from crowdsift.core.citations import citations_in, tidy
+from crowdsift.core.citations import tidy
 from crowdsift.core.sentences import split_sentences, truncate_at_sentence
 from crowdsift.pipeline.status import Verdict, decide, judged_summary
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.evidence import EvidenceEntry, EvidenceIndex
 from crowdsift.pipeline.synthesis.injected_orders import drop_injected
@@ -178,7 +179,7 @@ def _clean_summary(text: str, ledger: Ledger) -> str:
     for paragraph in cleaned.split("\n\n"):
         kept: list[str] = []
         for sentence in split_sentences(paragraph):
-            if _GAP in sentence and not citations_in(sentence):
+            if _GAP in sentence and not CitedText.decode(sentence).citations():
                 dropped += 1
             else:
                 kept.append(sentence)
@@ -230,7 +231,7 @@ def off_subject(sources: Sequence[Source], judged: Mapping[str, float]) -> str |
 
 def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
     """The evidence items the stored markers of ``text`` name, in order."""
-    found = (index.resolve_cite(c.marker()) for c in citations_in(text))
+    found = (index.resolve_cite(c.marker()) for c in CitedText.decode(text).citations())
     return list(dict.fromkeys(entry for entry in found if entry is not None))
 
 

@@ -22,6 +22,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, compu
 
 # Naive datetimes read as UTC, as everywhere the evidence is dated.
 from crowdsift.core.models import AwareDatetime as UTCDatetime
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.sources.models import SourceKind
 
 
@@ -106,7 +107,9 @@ class SummarizeResult(BaseModel):
     """Grounded, schema-constrained summary (seed 004, change note 2025-12-11).
 
     Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers
-    (``crowdsift.core.citations``); renderers number them into one source list and print ``[n]``.
+    (``crowdsift.core.citations``): that string is the contract. ``cited_summary`` and its
+    siblings are the same texts read once into claims and citation lists
+    (``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``.
     """
 
     status: Literal["ok", "partial", "error"]
@@ -123,6 +126,19 @@ class SummarizeResult(BaseModel):
         "so and cites nothing (status partial, reason 'abstained: …'); the engine was not called",
     )
 
+    @property
+    def cited_summary(self) -> CitedText:
+        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
+        return CitedText.decode(self.summary)
+
+    @property
+    def cited_highlights(self) -> list[CitedText]:
+        return [CitedText.decode(item) for item in self.highlights]
+
+    @property
+    def cited_cautions(self) -> list[CitedText]:
+        return [CitedText.decode(item) for item in self.cautions]
+
 
 class SummaryContent(BaseModel):
     """What an answer says: ``SummarizeResult`` but its status and reason, which are decided once,
@@ -136,6 +152,19 @@ class SummaryContent(BaseModel):
     prompt_version: str
     engine: str = ""
     abstained: bool = False
+
+    @property
+    def cited_summary(self) -> CitedText:
+        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
+        return CitedText.decode(self.summary)
+
+    @property
+    def cited_highlights(self) -> list[CitedText]:
+        return [CitedText.decode(item) for item in self.highlights]
+
+    @property
+    def cited_cautions(self) -> list[CitedText]:
+        return [CitedText.decode(item) for item in self.cautions]
 
 
 # --- The staff-engineer sections (checked, permalinks only) ---------------------------------
@@ -202,6 +231,11 @@ class RedditSynthesis(_Model):
         default_factory=list, description="ids the engine cited that are not in the evidence"
     )
     dropped_claims: int = Field(0, description="claims removed because no citation survived")
+
+    @property
+    def cited_summary(self) -> CitedText:
+        """The summary's claims and their citation lists, what renderers number."""
+        return CitedText.decode(self.summary)
 
 
 # --- The engine's draft (ids only) ------------------------------------------------------------
