@@ -15,7 +15,7 @@ read, so the layout's vocabulary stops at them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, computed_field
@@ -103,7 +103,31 @@ class Source(BaseModel):
     title: str
 
 
-class SummarizeResult(BaseModel):
+class CitedViews:
+    """The answer's text as claims with their citation lists (``CitedText``), what renderers
+    number: one view for both ``SummarizeResult`` and ``SummaryContent`` (whose fields these
+    are: declared here for the type checker only, so pydantic keeps each model's own order)."""
+
+    if TYPE_CHECKING:
+        summary: str
+        highlights: list[str]
+        cautions: list[str]
+
+    @property
+    def cited_summary(self) -> CitedText:
+        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
+        return CitedText.decode(self.summary)
+
+    @property
+    def cited_highlights(self) -> list[CitedText]:
+        return [CitedText.decode(item) for item in self.highlights]
+
+    @property
+    def cited_cautions(self) -> list[CitedText]:
+        return [CitedText.decode(item) for item in self.cautions]
+
+
+class SummarizeResult(CitedViews, BaseModel):
     """Grounded, schema-constrained summary (seed 004, change note 2025-12-11).
 
     Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers
@@ -126,21 +150,8 @@ class SummarizeResult(BaseModel):
         "so and cites nothing (status partial, reason 'abstained: …'); the engine was not called",
     )
 
-    @property
-    def cited_summary(self) -> CitedText:
-        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
-        return CitedText.decode(self.summary)
 
-    @property
-    def cited_highlights(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.highlights]
-
-    @property
-    def cited_cautions(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.cautions]
-
-
-class SummaryContent(BaseModel):
+class SummaryContent(CitedViews, BaseModel):
     """What an answer says: ``SummarizeResult`` but its status and reason, which are decided once,
     from the synthesis' verdict and the run's facts (``crowdsift.pipeline.status``), not by
     whichever stage builds the answer."""
@@ -152,19 +163,6 @@ class SummaryContent(BaseModel):
     prompt_version: str
     engine: str = ""
     abstained: bool = False
-
-    @property
-    def cited_summary(self) -> CitedText:
-        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
-        return CitedText.decode(self.summary)
-
-    @property
-    def cited_highlights(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.highlights]
-
-    @property
-    def cited_cautions(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.cautions]
 
 
 # --- The staff-engineer sections (checked, permalinks only) ---------------------------------
