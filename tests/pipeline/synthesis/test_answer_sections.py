@@ -9,8 +9,11 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from structlog.testing import capture_logs
+
 from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.errors import EngineTransportError
+from crowdsift.core.log import plain_line
 from crowdsift.engines.base import FENCE_NOTE, Engine, LocalKit
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine
@@ -592,7 +595,10 @@ def test_an_answer_from_threads_the_gate_scored_off_the_question_is_partial_and_
     off = ORCHESTRATION.model_copy(
         update={"rank": ORCHESTRATION.rank.model_copy(update={"relevance": 0.33})}
     )
-    outcome = _sy_run([off], engine)
+    with capture_logs() as logs:
+        outcome = _sy_run([off], engine)
+    (warned,) = [plain_line(dict(e)) for e in logs if e["log_level"] == "warning"]
+    assert warned.startswith("warning: answer partial (why: no thread found is about the")
     assert outcome.summary.status == "partial"
     assert outcome.summary.reason is not None
     assert "no thread found is about the question" in outcome.summary.reason

@@ -242,7 +242,7 @@ async def answer_request(
         content = _with_thin_caution(content, count, config)
         reasons.append(f"thin evidence: {count} post(s), fewer than {config.min_evidence_posts}")
     if grounded.problems:
-        log.warning("summarize_ungrounded", problems=grounded.problems)
+        log.warning("answer_partial", why=grounded.problems)
     answer = Answer(
         content=content, verdict=Verdict(reasons=tuple(reasons)), synthesis=grounded.synthesis
     )
