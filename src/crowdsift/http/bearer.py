@@ -23,6 +23,7 @@ and tokens are registered for redaction and never enter a message.
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -34,7 +35,7 @@ from crowdsift.http.json_body import json_or_none, positive_seconds
 log = get_logger(__name__)
 
 
-class BearerAuth(httpx.Auth):
+class BearerAuth(httpx.Auth, ABC):
     """The token flow; subclasses name their log events with ``event_prefix``."""
 
     requires_response_body = True  # the token response is read inside the flow
@@ -52,12 +53,13 @@ class BearerAuth(httpx.Auth):
 
     # --- what a subclass says ---------------------------------------------------------------
 
+    @abstractmethod
     def token_request(self) -> httpx.Request:
-        raise NotImplementedError
+        """The request that asks the token endpoint for a token."""
 
+    @abstractmethod
     def checked_token(self, status: int, body: Any) -> str:
         """The access token of a non-transient answer, or ``AuthError`` saying what to fix."""
-        raise NotImplementedError
 
     def authorization(self, token: str) -> str:
         return f"bearer {token}"
