@@ -10,17 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crowdsift.core.sentences import split_sentences, truncate_at_sentence
-from crowdsift.core.text import (
-    STOPWORDS,
-    clean_text,
-    content_terms,
-    strip_emoji,
-    tokenize,
-    unescape_entities,
-    url_key,
-    utc_now,
-    word_share,
-)
+from crowdsift.core.text import clean_text, strip_emoji, unescape_entities, url_key, utc_now
+from crowdsift.core.words import STOPWORDS, content_terms, tokenize, word_share
 
 MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 

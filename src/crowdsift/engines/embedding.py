@@ -30,7 +30,7 @@ import numpy.typing as npt
 from crowdsift.core.errors import ConfigError
 from crowdsift.core.extras import has_module
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import blend_weights, word_share
+from crowdsift.core.words import blend_weights, word_share
 
 if TYPE_CHECKING:
     from crowdsift.core.config import Settings

@@ -18,7 +18,7 @@ from crowdsift.core.errors import (
     EngineOutputError,
     EngineTransportError,
 )
-from crowdsift.core.text import blend_weights, content_terms
+from crowdsift.core.words import blend_weights, content_terms
 from crowdsift.engines.base import FENCE_NOTE, EngineName, EngineReply, OutT, Task, Usage
 from crowdsift.engines.embedding import HashingEmbedder
 from crowdsift.engines.local import LocalEngine

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdsift.core.text import tokenize
+from crowdsift.core.words import tokenize
 from crowdsift.pipeline.fetch.relevance import (
     RelevanceConfig,
     _compile_term,

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from crowdsift.core.models import FetchResult, Post
-from crowdsift.core.text import tokenize, url_key
+from crowdsift.core.text import url_key
+from crowdsift.core.words import tokenize
 from crowdsift.pipeline.evaluation.cases import EvalCase
 from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.config import SynthesisConfig

@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field
 from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import CrowdsiftError, EngineError
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import content_words
+from crowdsift.core.words import content_words
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,

@@ -31,7 +31,8 @@ from crowdsift.core.language import detect_language as detect_language
 from crowdsift.core.language import prose_of as prose_of
 from crowdsift.core.language import warm_up as warm_up
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import language_name, url_key
+from crowdsift.core.text import url_key
+from crowdsift.core.words import language_name
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,

@@ -33,7 +33,7 @@ from crowdsift.core.config.experts import ExpertsConfig
 from crowdsift.core.errors import EngineError
 from crowdsift.core.log import get_logger
 from crowdsift.core.sentences import truncate_words
-from crowdsift.core.text import language_name
+from crowdsift.core.words import language_name
 from crowdsift.engines.base import (
     FENCE_NOTE,
     ChatMessage,

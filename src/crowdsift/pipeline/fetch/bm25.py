@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from crowdsift.core.models import Candidate
-from crowdsift.core.text import STEM_CHARS, STOPWORDS, tokenize
+from crowdsift.core.words import STEM_CHARS, STOPWORDS, tokenize
 
 K1 = 1.2
 B = 0.75

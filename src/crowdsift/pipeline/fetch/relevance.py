@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crowdsift.core.text import tokenize
+from crowdsift.core.words import tokenize
 
 
 class RelevanceConfig(BaseModel):

@@ -22,8 +22,8 @@ from pydantic import BaseModel, Field
 
 from crowdsift.core.errors import EngineError, EngineOutputError
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import content_words
 from crowdsift.core.tracing import ITEMS_IN, ITEMS_OUT, SOURCE, YIELD, Attributes, observe
+from crowdsift.core.words import content_words
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, Engine, LocalKit, Task, Usage, fence
 
 log = get_logger(__name__)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from crowdsift.core.citations import LINK, MARKER_GROUP
 from crowdsift.core.models import normalise_subreddit
-from crowdsift.core.text import STOPWORDS, content_terms, tokenize
+from crowdsift.core.words import STOPWORDS, content_terms, tokenize
 
 _REFERENCES = (
     LINK,

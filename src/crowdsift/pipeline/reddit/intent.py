@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from crowdsift.core.config import TimeFilter
-from crowdsift.core.text import STOPWORDS
+from crowdsift.core.words import STOPWORDS
 from crowdsift.pipeline.reddit.models import AIMode, Intent, Temporal
 from crowdsift.pipeline.synthesis import lexicon
 

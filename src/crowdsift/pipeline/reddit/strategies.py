@@ -36,7 +36,7 @@ from crowdsift.core.config.reddit import RedditConfig
 from crowdsift.core.log import get_logger
 from crowdsift.core.models import PlanQuery, SearchPlan, Strategy
 from crowdsift.core.since import WINDOW_SECONDS, covering_window
-from crowdsift.core.text import STOPWORDS
+from crowdsift.core.words import STOPWORDS
 from crowdsift.pipeline.reddit.models import QueryAnalysis
 from crowdsift.pipeline.reddit.topicality import GENERIC_WORDS, WORD, is_product_word
 

@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import (
+from crowdsift.core.words import (
     STEM_CHARS,
     content_terms,
     content_words,
@@ -115,7 +115,7 @@ def _without_possessive(word: str) -> str:
 
 def is_product_word(word: str, index: int) -> bool:
     """Whether ``word`` (the ``index``-th of its question) looks like a name
-    (``core.text.looks_like_name``; the first word of a question is capitalised anyway)."""
+    (``core.words.looks_like_name``; the first word of a question is capitalised anyway)."""
     return looks_like_name(word, mid_sentence=index > 0)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from crowdsift.core.citations import strip_quoted_citations
 from crowdsift.core.sentences import ELLIPSIS
-from crowdsift.core.text import tokenize
+from crowdsift.core.words import tokenize
 from crowdsift.pipeline.synthesis.claims import asks, statements
 from crowdsift.pipeline.synthesis.models import SummarizeRequest
 

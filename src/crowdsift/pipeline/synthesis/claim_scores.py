@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from crowdsift.core.config.scoring import ScoringConfig
-from crowdsift.core.text import content_terms, rarity_weights, word_share
+from crowdsift.core.words import content_terms, rarity_weights, word_share
 from crowdsift.pipeline.synthesis.candidates import Candidate
 from crowdsift.pipeline.synthesis.sections import AnswerScope
 from crowdsift.pipeline.synthesis.specifics import find_pivots, option_pattern

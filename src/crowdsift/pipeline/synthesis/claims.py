@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from crowdsift.core.sentences import split_sentences
-from crowdsift.core.text import content_terms
+from crowdsift.core.words import content_terms
 from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.injected_orders import addresses_the_model
 from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern

@@ -9,7 +9,7 @@ sentence is a test case, not an entry.
 An entry is a ``WordList`` (words or multi-word phrases) or a ``ValenceTable`` (words and the
 valence VADER should read them with). ``phrase_pattern`` turns lists into the whole-phrase
 regex a stage searches with, so a word is listed once and every pattern built from it agrees.
-``core.text.STOPWORDS`` stays where it is: every stage, not only the answer, shares it.
+``core.words.STOPWORDS`` stays where it is: every stage, not only the answer, shares it.
 Pure data, built once at import; lookups are frozensets and dicts.
 """
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from crowdsift.core.errors import ConfigError
-from crowdsift.core.text import language_name
+from crowdsift.core.words import language_name
 from crowdsift.engines.base import FENCE_NOTE, ChatMessage, fence
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest

@@ -25,7 +25,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from crowdsift.core.sentences import split_sentences, truncate_words
-from crowdsift.core.text import is_stopword, looks_like_name, tokenize
+from crowdsift.core.words import is_stopword, looks_like_name, tokenize
 from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.models import DraftRow
 from crowdsift.pipeline.synthesis.specifics import TABLE_SENTENCE_CHARS, verdict

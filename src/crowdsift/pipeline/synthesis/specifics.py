@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from crowdsift.core.text import STOPWORDS, looks_like_name
+from crowdsift.core.words import STOPWORDS, looks_like_name
 from crowdsift.pipeline.reddit.topicality import product_variants
 from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
@@ -193,7 +193,7 @@ def _tidy(name: str) -> str:
 
 
 def _named(option: str) -> bool:
-    """An option written as a name ("Dagster", "k3s"; ``core.text.looks_like_name``)."""
+    """An option written as a name ("Dagster", "k3s"; ``core.words.looks_like_name``)."""
     return any(looks_like_name(word, mid_sentence=True) for word in option.split())
 
 

@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from crowdsift.core.text import STOPWORDS
+from crowdsift.core.words import STOPWORDS
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, Subject
 from crowdsift.pipeline.reddit.topicality import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem

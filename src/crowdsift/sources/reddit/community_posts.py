@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from crowdsift.core.text import STOPWORDS, tokenize
+from crowdsift.core.words import STOPWORDS, tokenize
 
 RECENT_POSTS = 100
 """Posts read per community: one request of the largest page Arctic Shift serves."""
@@ -108,7 +108,7 @@ _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 
 def profile_words(text: str) -> list[str]:
     """The words profiles and questions compare by: lower-cased word tokens
-    (``core.text.tokenize``: "GLM 4.5" → glm, 4, 5) without stop words (``STOPWORDS`` and
+    (``core.words.tokenize``: "GLM 4.5" → glm, 4, 5) without stop words (``STOPWORDS`` and
     the stubs of "doesn't"), kept when 3+ characters (numbers too: "5070", "1080") or two
     mixing a letter and a digit ("m4", "4k"); then hyphenated words joined ("Wi-Fi" → wifi,
     "e-mail" → email), as they are as often written. A plural "s"/"ies" is dropped, so "GPUs"

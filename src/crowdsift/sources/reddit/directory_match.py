@@ -76,7 +76,7 @@ import numpy.typing as npt
 from pydantic import BaseModel
 
 from crowdsift.core.log import get_logger
-from crowdsift.core.text import STOPWORDS, looks_like_name
+from crowdsift.core.words import STOPWORDS, looks_like_name
 from crowdsift.engines.embedding import Embedder
 from crowdsift.sources.reddit.community_posts import profile_words
 from crowdsift.sources.reddit.directory import SubredditDirectory, SubredditInfo
