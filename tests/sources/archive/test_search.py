@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from crowdsift.core.errors import ArchiveError, SubredditUnavailableError
 from crowdsift.core.source import RedditSource
 from crowdsift.sources.archive import db, search
+from crowdsift.sources.archive.fts_query import build_match
 from crowdsift.sources.archive.importer import import_files
-from crowdsift.sources.archive.search import build_match, lower_bound, search_posts
+from crowdsift.sources.archive.search import lower_bound, search_posts
 from crowdsift.sources.archive.source import ArchiveSource
 from crowdsift.sources.reddit.pagination import paginate_search
 

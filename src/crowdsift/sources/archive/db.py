@@ -7,7 +7,7 @@ stored once, inside ``doc``: ``posts_fts`` (title, selftext) and ``comments_fts`
 *contentless* FTS5 indexes, so comments are searchable as well as posts. Comments, four in
 five records, are indexed without word positions (``detail = column``: half the size and
 40 % less indexing work, measured), so a phrase searched in comments matches its words
-anywhere in one comment (``search.build_terms``). ``meta`` holds
+anywhere in one comment (``fts_query.build_terms``). ``meta`` holds
 key/value facts such as the demo archive's content hash.
 
 Keeping the indexes in step: a contentless index must be told the exact text a row was

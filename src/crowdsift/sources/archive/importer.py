@@ -41,9 +41,9 @@ from crowdsift.sources.archive.api_json import (
     document_problem,
 )
 from crowdsift.sources.archive.csv_rows import CsvRecords, PostSubreddit, plan_layout
+from crowdsift.sources.archive.dictionary import ensure_dictionary
 from crowdsift.sources.archive.parallel import ParseWorkers, worker_count
 from crowdsift.sources.archive.parse import (
-    ApiDocument,
     BadRecordError,
     CommentRow,
     PostRow,
@@ -59,7 +59,7 @@ from crowdsift.sources.archive.report import (
     ImportReport,
     nothing_imported,
 )
-from crowdsift.sources.archive.scrub import scrub_data, scrub_existing
+from crowdsift.sources.archive.scrub import scrub_existing
 from crowdsift.sources.archive.streams import (
     COMPRESSED_SUFFIXES,
     READ_ERRORS,
@@ -389,62 +389,6 @@ def _text_lines(lines: Iterator[bytes]) -> Iterator[str]:
         if first:
             text, first = text.removeprefix("\ufeff"), False
         yield text + "\n"
-
-
-def ensure_dictionary(conn: sqlite3.Connection, paths: list[Path], policy: AuthorPolicy) -> None:
-    """Train the archive's compression dictionary on the files about to be imported, unless
-    it has one. Records are sampled from the start of each NDJSON file (scrubbed as they will
-    be stored); with too few records the archive goes without one until a bigger import."""
-    if codec.load(conn):
-        return
-    started = time.perf_counter()
-    quota = max(1, codec.SAMPLE_RECORDS // max(1, len(paths)))
-    samples: list[bytes] = []
-    for path in paths:
-        samples += _samples(path, quota, policy)
-    trained = codec.train(samples)
-    if trained is None:
-        log.info("archive_dictionary_skipped", samples=len(samples))
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        db.add_dictionary(conn, trained)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    log.info(
-        "archive_dictionary_trained",
-        samples=len(samples),
-        bytes=len(trained),
-        seconds=round(time.perf_counter() - started, 3),
-    )
-
-
-def _samples(path: Path, quota: int, policy: AuthorPolicy) -> list[bytes]:
-    """Up to ``quota`` records from the start of ``path`` as they will be stored; none from
-    a file that is not NDJSON or cannot be read (the import itself reports why)."""
-    samples: list[bytes] = []
-    try:
-        with LineStream(path) as stream:
-            for line in stream:
-                if len(samples) >= quota:
-                    break
-                try:
-                    parsed = parse_line_or_document(line) if line.strip() else None
-                except BadRecordError:
-                    continue
-                if isinstance(parsed, ApiDocument):
-                    records = [r for r in api_records(parsed.doc) if isinstance(r, tuple)]
-                    line = b""
-                else:
-                    records = [] if parsed is None else [parsed]
-                for record in records:
-                    scrub_data(record.data, policy, record.author, policy.hash(record.author), line)
-                    samples.append(codec.to_json(record.data))
-    except READ_ERRORS:
-        return samples
-    return samples
 
 
 def _import_file(
