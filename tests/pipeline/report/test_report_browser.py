@@ -12,37 +12,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Dialog, Page, Route, expect
 
 from crowdsift.pipeline.report.html import render_html
 from crowdsift.pipeline.result import ResearchResult
 from tests.pipeline.report.results import IMG, SCRIPT, comparison_result, hostile_result
+from tests.support.browser import chromium, needs_chromium
 from tests.support.paths import REPO
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="/usr/bin/chromium is missing: install Debian's chromium package (make browser does)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @dataclass

@@ -17,9 +17,9 @@ from playwright.sync_api import Route, expect, sync_playwright
 from crowdsift.core.config import Settings
 from crowdsift.service.api.app import create_app
 from crowdsift.service.api.routes.docs import inline_script_hashes
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium
 from tests.support.net import serve_app
 
-CHROMIUM = Path("/usr/bin/chromium")
 _URL_ATTRIBUTE = re.compile(r"""\b(?:src|href)\s*=\s*["']([^"']+)["']""")
 _SCRIPT_URL = re.compile(r"""\burl:\s*['"]([^'"]+)['"]""")
 
@@ -97,7 +97,7 @@ def test_the_docs_stay_out_of_the_schema(client: TestClient) -> None:
     assert not {"/docs", "/favicon.ico"} & set(paths)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (make install)")
+@needs_chromium
 def test_swagger_ui_renders_every_route_in_chromium_without_leaving_the_machine(
     tmp_path: Path,
 ) -> None:
@@ -112,11 +112,7 @@ def test_swagger_ui_renders_every_route_in_chromium_without_leaving_the_machine(
             serve_app(app, name="docs-test-uvicorn", timeout_graceful_shutdown=5) as base,
             sync_playwright() as playwright,
         ):
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM),
-                args=["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                      "--disable-background-networking", "--disable-component-update"],
-            )  # fmt: skip
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
                 context = browser.new_context()
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from playwright.sync_api import Browser, Dialog, Locator, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Dialog, Locator, Page, Route, expect
 from pydantic import SecretStr
 
 from crowdsift.core.config import Settings
@@ -34,20 +34,10 @@ from crowdsift.service.jobs.factory import build_job_service
 from crowdsift.service.jobs.models import ResearchRequest
 from crowdsift.sources.experts.models import ExpertSummary
 from crowdsift.sources.youtube import SKIP_NOTICE as YOUTUBE_SKIP_NOTICE
+from tests.support.browser import chromium, needs_chromium
 from tests.support.net import serve_app
 from tests.support.paths import REPO
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 JOB_TIMEOUT_MS = 120_000
 
 IMG = "<img src=x onerror=alert(1)>"
@@ -58,10 +48,7 @@ DATA_URL = "data:text/html,<script>alert(4)</script>"
 SAFE_THREAD = "https://www.reddit.com/r/gadgets/comments/abc123/hostile_thread/"
 API_KEY = "web-test-key-8c1f2e"
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="/usr/bin/chromium is missing: install Debian's chromium package (make install does)",
-)
+pytestmark = needs_chromium
 
 
 # ---- servers --------------------------------------------------------------------------------
@@ -151,10 +138,8 @@ def keyed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @dataclass
