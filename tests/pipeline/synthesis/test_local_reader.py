@@ -428,3 +428,17 @@ def test_a_names_words_say_nothing_of_how_the_writer_feels(sentence: str, polari
 def test_a_narration_with_a_grim_name_in_it_is_not_a_caution() -> None:
     assert not is_risk("I went into Steam and started downloading an update for War Thunder.")
     assert is_risk("The update for War Thunder crashed my PC twice.")
+
+
+def test_the_writers_own_thing_named_only_before_is_quoted_with_that_sentence_or_not_at_all() -> (
+    None
+):
+    """ "I have it at home" says what "it" is nowhere: after the sentence naming it, the two
+    are one claim; alone (a reply that opens so), it is no claim. "I have one of the Deco
+    units" names its thing."""
+    named = "The Deco M5 covers three floors for us. I have it at home and at my parents'."
+    assert [s.text for s in statements(named)] == [named]
+    assert statements("I have it at my home, and have put it in my parent's house.") == []
+    assert statements("We bought them for the office and never looked back.") == []
+    kept = "I have one of the Deco units on each floor of a three-storey house."
+    assert [s.text for s in statements(kept)] == [kept]

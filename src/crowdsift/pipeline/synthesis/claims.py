@@ -113,6 +113,9 @@ _LEANS_ON_PREVIOUS = re.compile(
     r"^(?:that|this|it|it's|they|those|these|which|so that)\b(?! is the answer)"
     r"|^(?:and|or|but|so)\b|^(?:cut|saved|reduced|dropped|halved|doubled|made|took|fixed|solved|worked|helped|went|got|"
     r"killed|brought)\b"
+    # the writer's own thing named only before: "I have it at home", "We bought one"
+    r"|^(?:i|we)\s+(?:have|had|use|used|love|own|bought|got|run|tried|recommend)\s+"
+    r"(?:it|them|one(?!\s+of\b))\b"
     # an ellipsis that only the previous sentence completes: "For anything more, 24GB."
     r"|^(?:(?:for|with|beyond|above|past)\s+)?(?:anything|everything|something)\s+"
     r"(?:more|else|bigger|larger|heavier|longer|less|smaller)\b",
