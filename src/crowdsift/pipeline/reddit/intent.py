@@ -29,13 +29,9 @@ _STRONG_COMPARISON = re.compile(
     re.IGNORECASE,
 )
 _TROUBLESHOOTING = re.compile(
-    r"\b(?:errors?|fix|fixing|not working|doesn'?t work|does not work|stopped working"
-    r"|won'?t (?:work|start|boot|load|connect|open|turn on)|fails?|failing|failed|failure"
-    r"|crash(?:es|ed|ing)?|broken|bug|issues? with|problems? with"
-    r"|why (?:does|doesn'?t|won'?t|is|isn'?t|do|don'?t|did|can'?t)"
-    # a symptom: what a broken thing does (and keeps doing)
-    r"|freez(?:e|es|ing)|hangs|hanging|stutter(?:s|ing)?|flicker(?:s|ing)?|overheat(?:s|ing)?"
-    r"|(?:shuts|shutting|turns) (?:off|down)|stuck|unstuck"
+    rf"(?<!\w){lexicon.alternation(lexicon.SYMPTOMS)}(?!\w)"
+    r"|\b(?:fix|fixing|does not work|won'?t (?:work|start|boot|load|connect|open|turn on)"
+    r"|issues? with|problems? with|why (?:does|doesn'?t|won'?t|is|isn'?t|do|don'?t|did|can'?t)"
     r"|(?:restarts?|reboots?|disconnects?|drops?) (?:by itself|randomly|on its own|every)"
     r"|keeps? \w+ing|not (?:showing|detected|recogni[sz]ed)|(?:much |way |really )?slower than"
     r"|only (?:gives|gets|getting) (?:me )?(?:about |around )?\d+"
@@ -44,6 +40,8 @@ _TROUBLESHOOTING = re.compile(
     r"|what (?:could|would|might) cause)\b",
     re.IGNORECASE,
 )
+"""A problem to fix: a symptom (``lexicon.SYMPTOMS``), a thing that will not work, something
+that keeps happening, a request for a diagnosis."""
 _HOW_TO = re.compile(
     r"\b(?:how (?:to|do i|do you|can i|should i|would i)|guide|tutorial|walkthrough"
     r"|set ?up|setting up|install(?:ing|ation)?|configur(?:e|ing|ation)|best way to"

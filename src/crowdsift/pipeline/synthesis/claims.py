@@ -54,22 +54,12 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|
 _META = re.compile(
     r"^(?:edit|update|eta|ps|p\.s|tl;?dr|source|disclaimer)\b\s*\d*\s*[:\-–]"
     r"|\b(?:happy|glad) to answer\b|\bask me anything\b|\bthanks? in advance\b"
-    r"|\blong-?time lurker\b|\bfirst (?:time )?post(?:er)?\b|\bi know this (?:gets|has been) asked"
-    r"|\bsearched (?:the|this) sub\b"
-    r"|\bbookmark(?:ing|ed)?\b|\bsaving this\b"
-    r"|\bremind ?me\b|^op here\b|^op:"
-    r"|\bcame here to say\b"
-    r"|\bgood luck\b|\bhope (?:this|that) helps\b|^ymmv\b"
-    r"|\bjust my (?:experience|two cents|opinion)"
-    r"|\bnot an expert\b|\blearned (?:that|this|it) the hard way\b"
-    r"|^this is the answer\b|^came here to\b"
-    r"|^(?:good|great|fair) (?:counter)?point\b|^good call\b|\bi'?ll try that\b"
-    r"|\bdoes that make sense\b"
-    r"|\bignore (?:all |any )?(?:previous|prior|above|earlier) instructions\b|\bsystem prompt\b"
-    r"|\b(?:print|reveal|show|tell me) (?:your|any|the) (?:api )?keys?\b"
-    r"|\b(?:update|edit): (?:went with|thanks|it worked)",
+    r"|\bbookmark(?:ing|ed)?\b|\bsaving this\b|\bremind ?me\b|^op(?: here\b|:)"
+    r"|\bgood luck\b|\bhope (?:this|that) helps\b|^ymmv\b",
     re.IGNORECASE,
 )
+"""Talk about the thread, not the subject: an edit marker, an offer to answer, a bookmark,
+well-wishing. (Orders to a model are ``injected_orders``' to find, and are checked first.)"""
 _THANKS = phrase_pattern(lexicon.THANKS)
 _REACTION = re.compile(
     rf"^{alternation(lexicon.ASSENT, lexicon.REACTIONS, lexicon.DISSENT)}[.!,]?$", re.IGNORECASE
@@ -93,10 +83,8 @@ _DURATION = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
-    r"^(?P<lead>(?:(?:quick|pro|small|one|hot|big) )?tips?|(?:my )?two cents|imo|imho|fwiw|"
-    r"from (?:my )?experience|in my experience|counter-?point|psa|note|honestly|tl;?dr|"
-    r"unpopular opinion|(?=[^:]{0,90}:)(?:[^:]{0,90}\b(?:tip|take|thing|lesson|advice|learned|"
-    r"learn|mentioned)\b[^:]{0,40}))\s*:\s+(?P<rest>\S.*)$",
+    r"^(?P<lead>(?:\w+ )?tips?|(?:my )?two cents|imo|imho|fwiw|(?:from|in) (?:my )?experience"
+    r"|counter-?point|psa|note|honestly|tl;?dr|unpopular opinion)\s*:\s+(?P<rest>\S.*)$",
     re.IGNORECASE,
 )
 _NEED = re.compile(
@@ -142,11 +130,11 @@ _ADVICE = re.compile(
     re.IGNORECASE,
 )
 _PROBLEM = re.compile(
-    r"\b(?:if|when|whenever)\b[^,;]{0,80}\b(?:stuck|sticks?|stops?|stopped|fails?|failed|freezes?|"
-    r"hangs?|won'?t|doesn'?t|can'?t|isn'?t|not (?:sync|connect|work|show|transfer)\w*|errors?|"
-    r"crash\w*|drops?|disconnects?|breaks?)\b",
+    rf"\b(?:if|when|whenever)\b[^,;]{{0,80}}(?:{alternation(lexicon.SYMPTOMS)}(?!\w)"
+    r"|\b(?:won'?t|doesn'?t|can'?t|isn'?t|stops?|drops?|sticks?)\b)",
     re.IGNORECASE,
 )
+"""A condition that names a symptom: "If transfer sticks at 0%, …" is a fix's problem."""
 _CONFIRMED_FIX = phrase_pattern(lexicon.CONFIRMED_FIX)
 _WARNING = re.compile(
     r"^(?:[^,;:]{0,80}[,:]\s*)?(?:be careful|careful with|beware|watch out|avoid|don'?t|do not|"

@@ -93,11 +93,9 @@ NOT_PRAISE = WordList.of(
 PRAISE_IDIOMS = WordList.of(
     "idioms of praise VADER reads as neutral or negative ('night and day', 'killer feature')",
     (
-        "non-issue", "never looked back", "haven't looked back", "not looked back",
-        "never once looked back", "not once looked back", "night and day", "rock solid",
-        "just works", "no brainer", "game changer", "killer feature", "worth it",
-        "worth every penny", "worth the money", "worth the price", "worth the subscription",
-        "pays for itself", "pay for itself", "nothing else comes close",
+        "non-issue", "never looked back", "haven't looked back", "night and day", "rock solid",
+        "just works", "no brainer", "game changer", "worth it", "worth every penny",
+        "worth the money", "pays for itself",
     ),
 )  # fmt: skip
 COMPLAINT_IDIOMS = WordList.of(
@@ -127,14 +125,14 @@ SET_AGAINST = WordList.of(
 # --- specifics: quantities and options ----------------------------------------------------------
 
 UNITS = WordList.of(
-    "units a measured quantity is written in: a number with one is a specific a reader can use",
+    "units a measured quantity is written in (singular; a plural s is read with any): a number "
+    "with one is a specific a reader can use",
     (
-        "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib", "kbps", "mbps", "gbps", "tbps",
-        "byte", "bytes", "token", "tokens", "tok/s", "t/s", "it/s", "param", "params",
-        "ms", "µs", "ns", "sec", "second", "seconds", "s", "min", "minute", "minutes", "h", "hr",
-        "hrs", "hour", "hours", "day", "days", "hz", "khz", "mhz", "ghz", "w", "wh", "kw", "kwh",
-        "mah", "v", "fps", "rpm", "dpi", "nits", "db", "mm", "cm", "m", "km", "inch", "inches",
-        "ft", "kg", "g", "lb", "lbs", "oz", "°c", "°f", "c", "%", "x", "k", "b",
+        "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib", "kbps", "mbps", "gbps", "byte",
+        "token", "tok/s", "t/s", "it/s", "param", "ms", "sec", "second", "s", "min", "minute", "h",
+        "hr", "hour", "day", "hz", "mhz", "ghz", "w", "wh", "kw", "kwh", "mah", "v", "fps", "rpm",
+        "dpi", "db", "mm", "cm", "m", "km", "inch", "inches", "ft", "kg", "g", "lb", "oz", "°c",
+        "°f", "c", "%", "x", "k", "b",
     ),
 )  # fmt: skip
 OPTION_DETERMINERS = WordList.of(
@@ -166,12 +164,9 @@ GENERIC_HEADS = WordList.of(
 DISSENT = WordList.of(
     "what a reply says when it disagrees with the thread or warns off the favourite",
     (
-        "disagree", "i disagree", "i strongly disagree", "i respectfully disagree",
-        "hard disagree", "not sure i agree", "unpopular opinion", "not worth", "overrated",
-        "over-rated", "i'd avoid", "i would avoid", "avoid it", "don't buy", "do not buy",
-        "counter point", "the opposite", "i wouldn't", "i would not", "push back",
-        "contrarian take", "contrary to", "not true", "that's wrong", "that is wrong",
-        "devil's advocate",
+        "disagree", "i disagree", "hard disagree", "not sure i agree", "unpopular opinion",
+        "not worth", "overrated", "i'd avoid", "avoid it", "don't buy", "counter point",
+        "i wouldn't", "not true", "that's wrong",
     ),
 )  # fmt: skip
 
@@ -181,21 +176,15 @@ IMPERATIVES = WordList.of(
     "verbs that open an instruction when a sentence starts with them ('Reset the hub …')",
     (
         "use", "set", "turn", "check", "make", "keep", "run", "try", "put", "add", "remove",
-        "install", "reinstall", "uninstall", "update", "upgrade", "downgrade", "restart",
-        "reboot", "reset", "toggle", "force-close", "close", "open", "enable", "disable",
-        "export", "import", "sync", "re-sync", "resync", "pair", "unpair", "re-pair", "clear",
-        "delete", "tag", "name", "say", "record", "clip", "charge", "start", "stop", "pick",
-        "choose", "get", "buy", "avoid", "do", "don't", "go", "look", "compare", "ask", "tell",
-        "write", "migrate", "model", "pass", "raise", "lower", "pin", "switch", "move", "test",
-        "think", "plan", "schedule", "back", "format", "hold", "press", "tap", "long-press",
-        "log", "sign", "connect", "disconnect", "plug", "unplug", "let", "mark", "label",
-        "create", "configure", "change", "increase", "decrease", "limit", "wait", "skip",
-        "ignore", "split", "group", "port", "regenerate", "review", "transcribe", "be", "apply",
-        "mount", "flash", "wipe", "grab", "consider", "read", "follow", "power", "unmount",
-        "drag", "copy", "paste", "select", "uncheck", "tick", "untick", "swap", "replace",
-        "contact", "email", "call", "return", "leave", "give", "watch", "stick", "support",
-        "clamp", "measure", "prepend", "tighten", "loosen", "brace", "shim", "insulate", "seal",
-        "pre-drill", "predrill", "store", "build",
+        "install", "reinstall", "uninstall", "update", "upgrade", "downgrade", "restart", "reboot",
+        "reset", "toggle", "force-close", "close", "open", "enable", "disable", "export", "import",
+        "sync", "pair", "clear", "delete", "start", "stop", "pick", "choose", "get", "buy",
+        "avoid", "do", "don't", "go", "look", "switch", "move", "test", "back", "format", "hold",
+        "press", "tap", "connect", "disconnect", "plug", "unplug", "let", "create", "configure",
+        "change", "increase", "decrease", "limit", "wait", "skip", "ignore", "be", "apply",
+        "mount", "flash", "wipe", "grab", "consider", "read", "follow", "power", "unmount", "drag",
+        "copy", "paste", "select", "uncheck", "swap", "replace", "call", "return", "measure",
+        "tighten", "loosen", "pre-drill", "build",
     ),
 )  # fmt: skip
 AUXILIARIES = WordList.of(
@@ -247,6 +236,18 @@ RISK = WordList.of(
         "hidden fees", "unsafe", "dangerous", "hazard", "warranty", "caveat", "lost",
         "silently", "harder", "worse", "weaker", "lag behind", "lags behind", "lagged behind",
         "no longer", "don't work", "doesn't work", "won't", "can't",
+    ),
+)  # fmt: skip
+
+SYMPTOMS = WordList.of(
+    "what a broken thing does: a question reporting one wants a fix, an instruction for one "
+    "is a fix",
+    (
+        "error", "errors", "fails", "failing", "failed", "failure", "crash", "crashes",
+        "crashed", "crashing", "broken", "bug", "freeze", "freezes", "freezing", "hangs",
+        "hanging", "stutters", "stuttering", "flickers", "flickering", "overheats",
+        "overheating", "stuck", "not working", "doesn't work", "stopped working", "disconnects",
+        "shuts down", "shuts off", "turns off",
     ),
 )  # fmt: skip
 

@@ -39,7 +39,7 @@ _SPECIFIC_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     # 64GB, 30 hours, 7B, 1.5x, 120 ms
-    ("quantity", re.compile(rf"(?<![\w.])\d+(?:[.,]\d+)?\s?{_UNITS}(?![\w])", re.IGNORECASE)),
+    ("quantity", re.compile(rf"(?<![\w.])\d+(?:[.,]\d+)?\s?{_UNITS}s?(?![\w])", re.IGNORECASE)),
 )
 
 
