@@ -164,7 +164,7 @@ def test_time_filter_for() -> None:
 
 
 def test_architecture_terms_are_listed_lower_case() -> None:
-    for term in ("vector db", "vector database", "rag", "embeddings", "pinecone", "langchain"):
+    for term in ("vector db", "vector database", "rag", "embedding", "pinecone", "langchain"):
         assert term in ARCHITECTURE_TERMS
     assert all(term == term.lower() for term in ARCHITECTURE_TERMS)
 

@@ -327,7 +327,7 @@ def test_pivot_alerts_fire_for_moves_the_evidence_states() -> None:
     items = [
         Item("post:p1", "Left Airflow for Dagster, the one thing I miss", 10, -1, 0, False,
              is_title=True),
-        Item("comment:k1", "We migrated 120 Airflow DAGs to Dagster last year.", 4, 0, 1, True),
+        Item("comment:k1", "We migrated from Airflow to Dagster last year.", 4, 0, 1, True),
         Item("comment:k2", "We switched from Airflow to Dagster in 2024.", 3, 0, 2, True),
     ]  # fmt: skip
     [alert] = pivot_alerts(items)

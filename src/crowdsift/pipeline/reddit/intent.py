@@ -200,18 +200,17 @@ def _unique(options: Iterable[str]) -> list[str]:
 # --- building vs using AI ------------------------------------------------------------------------
 
 _BUILDING = re.compile(
-    r"\b(?:rag|retrieval|vector\s*(?:db|dbs|database|databases|store|stores|search|index)"
-    r"|embeddings?|fine[\s-]?tun(?:e|es|ed|ing)|train(?:ing)?\s+(?:a|an|my|our|your|the)?\s*"
+    r"\b(?:fine[\s-]?tun(?:e|es|ed|ing)|train(?:ing)?\s+(?:a|an|my|our|your|the)?\s*"
     r"(?:own\s+)?(?:model|llm|network|classifier)s?"
     r"|build(?:ing)?\s+(?:(?:a|an|my|our|your|the)\s+)?(?:own\s+)?(?:(?:ai|llm|gpt|rag)[\s-]+"
     r"(?:agent|chatbot|bot|app|application|assistant|pipeline|system|tool)s?"
     r"|(?:ai\s+)?(?:agent|chatbot)s?)|ai\s+agents?|agentic|llm\s+apps?"
-    r"|(?:ai|llm|rag)\s+(?:system\s+)?architecture|inference\s+server|model\s+serving|serv(?:e|ing)\s+(?:a|an|the)?\s*"
-    r"(?:model|llm)s?|vllm|llama\.cpp|langchain|llama\s*index|pinecone|faiss|chromadb|chroma"
-    r"|weaviate|qdrant|milvus|pgvector|chunking|re-?rankers?"
-    r"|architecture\s+(?:of|for)\s+(?:a|an|the|our|my)?\s*(?:ai|llm|rag|agent))\b",
+    r"|(?:ai|llm|rag)\s+(?:system\s+)?architecture|inference\s+server|model\s+serving"
+    r"|serv(?:e|ing)\s+(?:a|an|the)?\s*(?:model|llm)s?|vllm|llama\.cpp)\b",
     re.IGNORECASE,
 )
+"""Building an AI system beyond its retrieval parts (those are ``ARCHITECTURE_TERMS``, which
+count too): fine-tuning, training, agents, serving a model."""
 _USING = re.compile(
     r"\b(?:copilot|chat\s?gpt|(?<!mouse )cursor|claude|gemini|perplexity|windsurf|codex"
     r"|ai\s+(?:tools?|assistants?|coding|helpers?)|(?<!command )prompts?|prompting|for\s+coding"
@@ -234,7 +233,9 @@ def classify_ai_mode(text: str) -> AIMode:
     if the question is about building — it has a build verb (build, implement, train,
     fine-tune, deploy, serve, architecture ...); otherwise it is a workflow question.
     """
-    building = _BUILDING.search(text) is not None
+    building = _BUILDING.search(text) is not None or any(
+        pattern.search(text) for pattern in _TERM_PATTERNS
+    )
     using = _USING.search(text) is not None
     if building and (not using or _BUILD_VERB.search(text)):
         return "building_ai"
@@ -278,10 +279,7 @@ ARCHITECTURE_TERMS: tuple[str, ...] = (
     "vector index",
     "rag",
     "retrieval augmented generation",
-    "retrieval-augmented generation",
-    "retrieval-augmented",
     "retrieval augmented",
-    "embeddings",
     "embedding",
     "embedding model",
     "semantic search",
@@ -300,7 +298,9 @@ ARCHITECTURE_TERMS: tuple[str, ...] = (
     "reranker",
     "re-ranker",
 )
-"""Retrieval-architecture vocabulary that must not leak into queries about using AI tools."""
+"""Retrieval-architecture vocabulary: a question with any is about building AI, and none may
+leak into queries about using AI tools. Each term is read with a space or hyphen between its
+words and an optional plural s (``_term_pattern``)."""
 
 _CONNECTORS = lexicon.QUERY_CONNECTORS
 

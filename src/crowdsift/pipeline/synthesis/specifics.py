@@ -135,15 +135,6 @@ _PIVOT_PATTERNS: tuple[tuple[re.Pattern[str], bool], ...] = (
         ),
         True,
     ),
-    (  # "migrated 120 Airflow DAGs to Dagster"
-        re.compile(
-            rf"\bmigrat(?:ed|ing|e)\s+(?:all\s+|our\s+|my\s+|the\s+)?(?:~?\d[\d,]*\+?\s+)?"
-            rf"(?P<a>{_NAME})\s+(?:dags|jobs|pipelines|workflows|flows|scripts|projects|"
-            rf"services|notes|files)\s+(?:over\s+)?to\s+{_LEAD}(?P<b>{_NAME})",
-            re.IGNORECASE,
-        ),
-        True,
-    ),
     (
         re.compile(
             rf"\breplac(?:ed|ing|e)\s+{_LEAD}(?P<a>{_NAME})\s+with\s+{_LEAD}(?P<b>{_NAME})",
