@@ -72,13 +72,13 @@ _ROLE_TENURE = re.compile(
 )
 """'Analytics engineer, 14 years, …', 'Project manager, 7 years of …'"""
 _CREDENTIAL = re.compile(
-    r"^(?:i'?ve been|i have been|been|had (?:mine|it|one)|used (?:one|it|mine)|owned (?:one|it)|"
-    r"i'?ve (?:used|owned|had|run|worked|recorded|done)|i (?:run|lead|manage|work on) the)\b",
+    r"^(?:i(?:'?ve| have)?\s+)?(?:been|had|used|owned|run|ran|worked|recorded|done|lead|led"
+    r"|manage[ds]?|work on)\b",
     re.IGNORECASE,
 )
+"""A writer telling what they have used or done: with a span of time it is a credential."""
 _DURATION = re.compile(
-    r"\b(?:for|since|over)\b[^.]{0,40}?\b(?:\d+|a|an|one|two|three|four|five|six|several|many|"
-    r"few|last|a couple of)\+?\s*(?:years?|yrs?|months?|weeks?|spring|summer|fall|autumn|winter)"
+    r"\b(?:for|since|over)\b[^.]{0,40}?\b(?:years?|yrs?|months?|weeks?)\b"
     r"|\b(?:since|in) (?:19|20)\d\d\b|\b\d+\+?\s*(?:years?|yrs?) (?:of|in|doing)\b",
     re.IGNORECASE,
 )
@@ -345,12 +345,12 @@ def statements(text: str, *, asker: bool = False, title: bool = False) -> list[S
 _ASKING_TITLE = re.compile(
     r"^(?:how|what|which|why|where|when|who|is|are|can|could|should|would|does|do|did|will|"
     r"any|anyone|anybody|need|looking for)\b"
-    r"|\b(?:help|advice|recommendations?|suggestions?|issues?|problems?|errors?|crash\w*|"
-    r"not working|won'?t|can'?t|doesn'?t|stuck)\b",
+    rf"|\b(?:help|advice|recommendations?|suggestions?|issues?|problems?|won'?t|can'?t)\b"
+    rf"|(?<!\w){alternation(lexicon.SYMPTOMS)}(?!\w)",
     re.IGNORECASE,
 )
 """A title that asks without a question mark ("Are P40s useful for 70B models", "ik_llama.cpp
-help!") or reports trouble to be helped with ("Random GPU crashes, Event 141")."""
+help!") or reports a symptom to be helped with ("Random GPU crashes, Event 141")."""
 
 
 def asks(title: str, body: str) -> bool:

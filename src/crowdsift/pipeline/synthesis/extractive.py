@@ -61,9 +61,9 @@ from crowdsift.pipeline.synthesis.voted import THREAD_PEER, Quote, thread_contex
 Floats = npt.NDArray[np.float32]
 
 EMPTY_SUMMARY = "The evidence contains no statements to summarise; read the sources directly."
-HIGHLIGHT_MAX_CHARS = 200
-CAUTION_CHARS = 240
-"""A caution is one risk a reader can take in; longer run-ons (flattened lists) are left out."""
+SHORT_CLAIM_CHARS = 240
+"""A highlight or caution is one point a reader takes in at a glance; longer run-ons (flattened
+lists) are left to the summary."""
 MMR_LAMBDA = 0.7
 NEAR_DUPLICATE = 0.92
 """Cosine above which two sentences count as the same point (never both picked)."""
@@ -211,7 +211,7 @@ def _chosen(
         eligible=[
             i
             for i in in_context
-            if len(candidates[i].cited()) <= HIGHLIGHT_MAX_CHARS and not candidates[i].risk
+            if len(candidates[i].cited()) <= SHORT_CLAIM_CHARS and not candidates[i].risk
         ],
         accept=lambda _: True,
         limit=config.max_highlights,
@@ -464,7 +464,7 @@ def _pick_cautions(
         return (-(float(scores[index]) + (STRONG_CUE_BONUS if strong else 0.0)), index)
 
     picked: list[int] = []
-    risks = [i for i in eligible if candidates[i].risk and len(candidates[i].text) <= CAUTION_CHARS]
+    risks = [i for i in eligible if candidates[i].risk and len(candidates[i].text) <= SHORT_CLAIM_CHARS]
     for index in sorted(risks, key=rank):
         if len(picked) >= limit:
             break

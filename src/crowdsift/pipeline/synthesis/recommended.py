@@ -42,6 +42,7 @@ FOLD_SHARE = 0.5
 """A word written beside a more common name in at least this share of its replies is part of
 that name ("Deco" in "TP-Link Deco")."""
 MAX_ROW_CITES = 5
+"""A table row cites where the claim was said, not everyone who agreed."""
 
 _EDGE = "\"'()[]{}<>,.;:!?*`“”‘’~"
 

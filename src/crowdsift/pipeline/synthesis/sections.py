@@ -10,9 +10,10 @@ claim cited to the post or comment it came from (the detectors are in ``specific
   disagreement marker and a reason (a claim after the marker, or a specific). The same dissent
   posted in several comments is one entry citing each; "argued at length" is said only of
   dissent that gives ``ARGUED_CLAIMS`` claims or more.
-- **pivot alerts**: "switched from X to Y" / "moved off X to Y" / "migrated N X jobs to Y"
+- **pivot alerts**: "switched from X to Y" / "moved off X to Y" / "replaced X with Y"
   statements, in titles, bodies and comments, grouped by (X, Y); a shift needs at least
-  ``PIVOT_MIN_MENTIONS`` separate posts or comments, since one person's move is an anecdote.
+  ``MIN_REPLIES`` separate posts or comments: one person's move, like one person's pick
+  (``recommended``), is an anecdote.
 - **comparison table**: for each compared option, the claims naming it, each with its stance
   toward the option (``stance``: VADER plus negation, contrast and moves), a verdict counted
   from the claims that take a side, up to two pros and two cons (caveats are cons).
@@ -37,7 +38,7 @@ from crowdsift.engines.embedding import Embedder, blended_relevance
 from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.claims import statements
 from crowdsift.pipeline.synthesis.models import AnswerDraft, DraftClaim, DraftPivot, DraftRow
-from crowdsift.pipeline.synthesis.recommended import recommended_rows
+from crowdsift.pipeline.synthesis.recommended import MAX_ROW_CITES, MIN_REPLIES, recommended_rows
 from crowdsift.pipeline.synthesis.specifics import (
     TABLE_SENTENCE_CHARS,
     Pivot,
@@ -57,9 +58,7 @@ MIN_TABLE_SENTENCE_CHARS = 12
 DEPTH_BONUS = 0.1
 """Gem rank bonus per level of nesting (up to 3): the spec digs for specifics deep in threads."""
 MAX_GEM_SPECIFICS = 4
-PIVOT_MIN_MENTIONS = 2
 MAX_PIVOTS = 3
-MAX_ROW_CITES = 5
 GEM_POOL = 50
 """Gem candidates embedded for relevance: the best by karma × specificity (the rest cannot win)."""
 TWIN_SIMILARITY = 85.0
@@ -284,7 +283,7 @@ def pivot_alerts(items: Sequence[Item]) -> list[DraftPivot]:
             if item.marker not in {m.marker for m in mentions}:
                 mentions.append(item)
     ranked = sorted(
-        (group for group in groups.values() if len(group[1]) >= PIVOT_MIN_MENTIONS),
+        (group for group in groups.values() if len(group[1]) >= MIN_REPLIES),
         key=lambda g: -len(g[1]),
     )  # stable: equal counts keep first-seen order
     alerts: list[DraftPivot] = []
