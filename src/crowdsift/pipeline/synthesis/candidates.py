@@ -18,6 +18,8 @@ from crowdsift.pipeline.synthesis.claims import asks, statements
 from crowdsift.pipeline.synthesis.models import SummarizeRequest
 
 MIN_SENTENCE_CHARS = 25
+"""Shorter than this, a claim or a whole reply ("This.", "lol", "+1") agrees or jokes; it does
+not answer."""
 MAX_CITES = 3
 """A claim said in many comments cites this many of them (the first, in evidence order)."""
 TRUNCATED_PENALTY = 0.05

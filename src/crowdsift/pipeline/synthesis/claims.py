@@ -39,7 +39,7 @@ from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.injected_orders import addresses_the_model
 from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
 from crowdsift.pipeline.synthesis.specifics import find_specifics
-from crowdsift.pipeline.synthesis.stance import stance
+from crowdsift.pipeline.synthesis.stance import CLAUSE, stance
 
 JOINED_MAX_CHARS = 320
 """A sentence and the one leaning on it are quoted together up to this length."""
@@ -150,17 +150,15 @@ _ASKS = re.compile(
 )
 """A question without its question mark: "Anyone else …", "Wouldn't that mean …"."""
 _CONDITION = re.compile(r"^(?:if|unless|when)\b[^,;:]{3,120},\s*\S", re.IGNORECASE)
-_SOLVED = re.compile(r"\b(?:solved|the fix (?:is|was)|what (?:worked|fixed it))\b", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:never|not|no|without|hasn'?t|haven'?t|didn'?t|isn'?t)\b", re.IGNORECASE
 )
-_CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\b(?:and|but|or|although|though|however)\b", re.I)
 
 
 def _negated(before: str) -> bool:
     """A negation earlier in the same clause governs a cue: "never have to worry about privacy
     concerns" names no risk; "no issues so far, and it crashes" still does."""
-    return bool(_NEGATION.search(_CLAUSE_BREAK.split(before)[-1]))
+    return bool(_NEGATION.search(CLAUSE.split(before)[-1]))
 
 
 def has_risk_cue(text: str) -> bool:
@@ -195,7 +193,7 @@ def not_a_claim(sentence: str, *, asker: bool = False, title: bool = False) -> s
         return "link"
     if _NEED.match(text):
         return "background"
-    solved = _SOLVED.search(text) is not None  # "EDIT: solved, the fix was …" is the answer
+    solved = _CONFIRMED_FIX.search(text) is not None  # "EDIT: solved, the fix was …" is the answer
     if asker and not solved:
         return "background"
     if addresses_the_model(text):

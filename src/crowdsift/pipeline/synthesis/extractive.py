@@ -464,7 +464,9 @@ def _pick_cautions(
         return (-(float(scores[index]) + (STRONG_CUE_BONUS if strong else 0.0)), index)
 
     picked: list[int] = []
-    risks = [i for i in eligible if candidates[i].risk and len(candidates[i].text) <= SHORT_CLAIM_CHARS]
+    risks = [
+        i for i in eligible if candidates[i].risk and len(candidates[i].text) <= SHORT_CLAIM_CHARS
+    ]
     for index in sorted(risks, key=rank):
         if len(picked) >= limit:
             break

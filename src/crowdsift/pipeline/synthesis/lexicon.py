@@ -211,11 +211,12 @@ AGREEMENT = WordList.of(
     ("same here", "can confirm", "+1", "+1 to this", "100% this", "seconding this"),
 )  # fmt: skip
 CONFIRMED_FIX = WordList.of(
-    "what an author says when an instruction worked for them: the instruction is a fix",
+    "what an author says when something worked: their instruction is a fix, and an asker "
+    "who says it reports the answer",
     (
-        "fixed it", "fixes it", "solved it", "that fixed", "this fixed", "did the trick",
+        "fixed it", "fixes it", "solved", "that fixed", "this fixed", "did the trick",
         "worked for me", "works every time", "fixed the issue", "fixed the problem",
-        "fixed my issue", "fixed my problem",
+        "fixed my issue", "fixed my problem", "the fix is", "the fix was", "what worked",
     ),
 )  # fmt: skip
 DECISION = WordList.of(

@@ -36,11 +36,10 @@ MIN_REPLIES = 2
 MAX_RECOMMENDED = 5
 """Rows of names the replies give (beside the question's own options)."""
 MAX_NAME_WORDS = 3
-NAME_SHARE = 0.5
-"""A word is a name when at least this share of its mid-sentence uses are spelled like one."""
-FOLD_SHARE = 0.5
-"""A word written beside a more common name in at least this share of its replies is part of
-that name ("Deco" in "TP-Link Deco")."""
+MOSTLY = 0.5
+"""The share of uses that decides how a word is read: a word is a name when at least this share
+of its mid-sentence uses are spelled like one, and part of a more common name ("Deco" in
+"TP-Link Deco") when written beside it in at least this share of its replies."""
 MAX_ROW_CITES = 5
 """A table row cites where the claim was said, not everyone who agreed."""
 
@@ -102,7 +101,7 @@ def _name_words(replies: Sequence[Sequence[_Word]]) -> set[str]:
                 continue  # a sentence's first word is capitalised whatever it is
             seen[word.lower()] += 1
             named[word.lower()] += _name_word(word, mid_sentence=True)
-    return {word for word, count in named.items() if count >= NAME_SHARE * seen[word]}
+    return {word for word, count in named.items() if count >= MOSTLY * seen[word]}
 
 
 def _names_in(reply: Sequence[_Word], names: Collection[str]) -> list[tuple[str, ...]]:
@@ -166,7 +165,7 @@ def _groups(
     order = sorted(replies_of, key=lambda w: (-len(replies_of[w]), w))
     head: dict[str, str] = {}
     for word in order:
-        partners = [p for p, n in beside[word].items() if p in head and n >= FOLD_SHARE * len(
+        partners = [p for p, n in beside[word].items() if p in head and n >= MOSTLY * len(
             replies_of[word])]  # fmt: skip
         head[word] = head[partners[0]] if partners else word
     members: dict[str, set[str]] = defaultdict(set)

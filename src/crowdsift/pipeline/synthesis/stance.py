@@ -54,7 +54,11 @@ _IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = (
 """Praise first: "not worth it" becomes "not" + praise, which VADER's negation reads."""
 _LIMITING = phrase_pattern(lexicon.LIMITING)
 _ADVERSATIVE = phrase_pattern(lexicon.ADVERSATIVES)
-_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|unlike|though|although)\b", re.I)
+CLAUSE = re.compile(
+    r"[,;:()]|[.!?](?=\s|$)|\s[-–—]\s|\b(?:but|while|whereas|unlike|though|although|however)\b",
+    re.I,
+)
+"""Where a clause ends: what a negation or a stance toward an option reaches no further than."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +178,7 @@ def option_stance(
         return related
     if not any(other.search(text) for other in others):
         return stance(text).polarity
-    clauses = [c for c in _CLAUSE.split(text) if c and pattern.search(c)]
+    clauses = [c for c in CLAUSE.split(text) if c and pattern.search(c)]
     polarities = {stance(c).polarity for c in clauses} - {"neutral"}
     if not polarities:
         return "neutral"

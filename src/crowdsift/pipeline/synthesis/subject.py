@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from crowdsift.core.words import STOPWORDS
+from crowdsift.core.words import STOPWORDS, tokenize
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, Subject
 from crowdsift.pipeline.reddit.topicality import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem
@@ -67,7 +67,6 @@ NOT_A_QUESTION = (
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*(?:[.+#-][^\W_]+)*[+#]?")
-_TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE_BREAK = re.compile(r"[.!?;:]\s+|\n+")
 _PLURAL_SAFE = ("ss", "us", "is")
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[^\W\d_]{0,4}", re.IGNORECASE)
@@ -96,7 +95,7 @@ def _stem(token: str) -> str:
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens, punctuation and hyphens dropped, plurals stripped."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return [_stem(t) for t in _TOKEN.findall(folded)]
+    return [_stem(t) for t in tokenize(folded)]
 
 
 def mentions(text_tokens: Sequence[str], term: Sequence[str]) -> bool:
@@ -364,7 +363,7 @@ def reads_as_word_salad(question: str, language: str) -> str | None:
     a false "not a question" hides a real answer, so short or foreign input passes."""
     if language not in _FUNCTION_WORD_LANGUAGES:
         return None
-    words = _TOKEN.findall(question.lower())
+    words = tokenize(question)
     if len(words) < SALAD_MIN_WORDS:
         return None
     function = sum(word in STOPWORDS for word in words) / len(words)

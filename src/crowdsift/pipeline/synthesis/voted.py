@@ -8,7 +8,7 @@ engine's lead does the same, with a few principles instead of phrase rules:
   the rerank decided its order); the lead reads the first ``LEAD_THREADS`` Reddit threads that
   have a reply worth quoting, in that order;
 - **replies that respond**: top-level replies (a reply to a reply answers someone else), with
-  words to them (``MIN_REPLY_CHARS``), not only a question back, and about the question or
+  words to them (``MIN_SENTENCE_CHARS``), not only a question back, and about the question or
   its thread (``RESPONDS``: a joke or a moderator's notice is about neither); for a question
   asking what to do (how-to, troubleshooting), only the replies that say what to do (a
   thread of jokes and stories, however voted, has nothing to lead with), and for a
@@ -33,6 +33,7 @@ import numpy as np
 
 from crowdsift.core.sentences import split_sentences, truncate_words
 from crowdsift.engines.embedding import Embedder
+from crowdsift.pipeline.synthesis.candidates import MIN_SENTENCE_CHARS
 from crowdsift.pipeline.synthesis.claims import is_instruction
 from crowdsift.pipeline.synthesis.injected_orders import addresses_the_model
 from crowdsift.pipeline.synthesis.models import CommentPayload, PostPayload, SummarizeRequest
@@ -49,8 +50,6 @@ question as the first one is (cosine of its title and opening): a popular thread
 something else has popular replies about something else."""
 QUOTE_CHARS = 420
 """A reply this long or shorter is quoted whole; a longer one by its opening sentences."""
-MIN_REPLY_CHARS = 20
-"""A reply shorter than this ("This.", "lol", "+1") agrees or jokes; it does not answer."""
 RESPONDS = 0.2
 """Cosine to the question or to the thread's own title and opening at or above which a reply
 is about them."""
@@ -94,7 +93,7 @@ def voted_lead(
 
     One embedding batch: the question, and each of the first ``LOOKAHEAD`` threads' title and
     opening and replies; the choice itself is ``choose`` (pure)."""
-    if budget - CITATION_ROOM < MIN_REPLY_CHARS:
+    if budget - CITATION_ROOM < MIN_SENTENCE_CHARS:
         return []  # no room to quote anyone
     threads = [
         (post, replies)
@@ -202,7 +201,7 @@ def _replies(post: PostPayload) -> list[CommentPayload]:
         and c.comment_id
         and not c.by_asker
         and c.excerpt.strip() not in REMOVED
-        and len(c.excerpt.strip()) >= MIN_REPLY_CHARS
+        and len(c.excerpt.strip()) >= MIN_SENTENCE_CHARS
         and not _only_asks(c.excerpt)
         and not any(addresses_the_model(s) for s in split_sentences(" ".join(c.excerpt.split())))
     ]
