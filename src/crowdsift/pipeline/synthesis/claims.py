@@ -141,7 +141,7 @@ _WARNING = re.compile(
     r"never|warning|make sure (?:you )?(?:don'?t|never))\b",
     re.IGNORECASE,
 )
-_RISK = phrase_pattern(lexicon.RISK)
+_RISK = phrase_pattern(lexicon.RISK, lexicon.SYMPTOMS)
 _DECISION = phrase_pattern(lexicon.DECISION)
 _ASKS = re.compile(
     r"^(?:anyone (?:else|here)|(?:would|is|does|do|are|should|could|was|did)n[’']?t "

@@ -69,21 +69,22 @@ def alternation(*lists: WordList) -> str:
 
 
 def phrase_pattern(*lists: WordList) -> re.Pattern[str]:
-    """Any phrase of the lists as a whole phrase (never inside a longer word), any case."""
-    return re.compile(rf"(?<!\w){alternation(*lists)}(?!\w)", re.IGNORECASE)
+    """Any phrase of the lists as a whole phrase (never inside a longer word), any case, its
+    last word also with a plural s ("caveat" reads "caveats"): lists hold the singular."""
+    return re.compile(rf"(?<!\w){alternation(*lists)}s?(?!\w)", re.IGNORECASE)
 
 
 # --- stance: what VADER reads wrong ------------------------------------------------------------
 
 COMMUNITY_VALENCE = ValenceTable.of(
-    "community vocabulary VADER lacks or scores as neutral: how people rate software and gear",
+    "community vocabulary VADER lacks, or scores far from how people rate software and gear "
+    "with it",
     {
-        "saner": 2.0, "nicer": 1.8, "unmatched": 2.0, "flawless": 2.5, "flawlessly": 2.5,
-        "stable": 1.5, "reliable": 1.8, "painless": 2.0, "snappy": 1.5, "intuitive": 1.5,
-        "robust": 1.5, "testable": 1.2, "crashed": -1.8, "crashes": -1.8, "crash": -1.5,
-        "buggy": -2.0, "flaky": -1.8, "laggy": -1.5, "clunky": -1.5, "gimmicky": -1.2,
-        "legacy": -0.8, "awkward": -1.2, "harder": -1.0, "slower": -1.0, "pricey": -1.0,
-        "overpriced": -2.0, "bloated": -1.5, "footgun": -2.0, "footguns": -2.0,
+        "saner": 2.0, "unmatched": 2.0, "flawlessly": 2.5, "reliable": 1.8, "painless": 2.0,
+        "snappy": 1.5, "intuitive": 1.5, "crashed": -1.8, "crashes": -1.8, "buggy": -2.0,
+        "flaky": -1.8, "laggy": -1.5, "clunky": -1.5, "gimmicky": -1.2, "legacy": -0.8,
+        "awkward": -1.2, "harder": -1.0, "slower": -1.0, "pricey": -1.0, "overpriced": -2.0,
+        "bloated": -1.5, "footgun": -2.0, "footguns": -2.0,
     },
 )  # fmt: skip
 NOT_PRAISE = WordList.of(
@@ -228,15 +229,14 @@ DECISION = WordList.of(
     ),
 )  # fmt: skip
 RISK = WordList.of(
-    "words of failure, loss, cost or danger: a sentence with one (not negated) is a caution",
+    "words of failure, loss, cost or danger: a sentence with one (not negated) is a caution "
+    "(so is one with a symptom, ``SYMPTOMS``)",
     (
-        "broke", "broken", "breaks", "failed", "fails", "failure", "stopped working", "died",
-        "dead", "returned", "refund", "refunded", "risk", "risks", "risky", "overrated",
-        "subscription", "privacy", "beware", "regret", "downside", "drawback", "scam", "buggy",
-        "bug", "bugs", "crash", "crashes", "crashed", "unreliable", "not worth", "hidden fee",
-        "hidden fees", "unsafe", "dangerous", "hazard", "warranty", "caveat", "lost",
-        "silently", "harder", "worse", "weaker", "lag behind", "lags behind", "lagged behind",
-        "no longer", "don't work", "doesn't work", "won't", "can't",
+        "broke", "breaks", "died", "dead", "returned", "refund", "refunded", "risk", "risky",
+        "overrated", "subscription", "privacy", "beware", "regret", "downside", "drawback",
+        "scam", "buggy", "unreliable", "not worth", "hidden fee", "unsafe", "dangerous",
+        "hazard", "warranty", "caveat", "lost", "silently", "harder", "worse", "weaker",
+        "lag behind", "lags behind", "no longer", "don't work", "won't", "can't",
     ),
 )  # fmt: skip
 
