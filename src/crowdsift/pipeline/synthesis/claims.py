@@ -161,12 +161,6 @@ def _negated(before: str) -> bool:
     return bool(_NEGATION.search(CLAUSE.split(before)[-1]))
 
 
-def has_risk_cue(text: str) -> bool:
-    """A word of risk or a warning anywhere in ``text`` (``_RISK``, ``_WARNING``): what makes a
-    claim weigh more as a caution, whatever its overall stance."""
-    return bool(_RISK.search(text) or _WARNING.match(text))
-
-
 @dataclass(frozen=True)
 class Statement:
     """One quotable claim: the text (a verbatim piece of its source) and what kind it is."""

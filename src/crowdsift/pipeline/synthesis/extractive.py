@@ -46,7 +46,6 @@ from crowdsift.pipeline.synthesis.claim_scores import (
     reader_bonus,
     takes_side_on_options,
 )
-from crowdsift.pipeline.synthesis.claims import has_risk_cue
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
@@ -83,7 +82,6 @@ LEAD_SENTENCES = {"how_to": 3, "troubleshooting": 3, "comparison": 2, "general":
 """How many claims make the direct answer, by intent (instructions come in steps)."""
 MAX_SUMMARY_SENTENCES = {"how_to": 4, "troubleshooting": 4, "comparison": 4, "general": 5}
 """The summary's length in claims, by intent: a fix needs no padding."""
-STRONG_CUE_BONUS = 0.05
 
 
 def local_answer(
@@ -460,8 +458,7 @@ def _pick_cautions(
     """Relevant risks and caveats (never tips), most relevant first, no two alike."""
 
     def rank(index: int) -> tuple[float, int]:
-        strong = has_risk_cue(candidates[index].text)
-        return (-(float(scores[index]) + (STRONG_CUE_BONUS if strong else 0.0)), index)
+        return (-float(scores[index]), index)
 
     picked: list[int] = []
     risks = [
