@@ -96,12 +96,12 @@ def test_tokens_fold_case_punctuation_and_plurals() -> None:
 
 
 def test_a_generic_question_is_judged_by_its_content_terms() -> None:
-    question = "how do I keep a sourdough starter alive"
+    question = "how do I keep a sourdough starter going"
     subject = question_subject(question, None)
     assert subject is not None and subject.name == "sourdough starter"
-    assert ("keep",) not in subject.terms and ("alive",) not in subject.terms
+    assert ("keep",) not in subject.terms and ("going",) not in subject.terms
     assert _discussed(question, "Feeding schedule", "my starter doubles in 6 hours")
-    assert not _discussed(question, "Keep your impact driver alive", "oil it, keep it dry")
+    assert not _discussed(question, "Keep your impact driver going", "oil it, keep it dry")
 
 
 def test_nothing_is_judged_when_unsure() -> None:

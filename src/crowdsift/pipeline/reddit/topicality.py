@@ -136,7 +136,7 @@ def _name_variants(name: list[str]) -> list[str]:
 # Words a question uses whatever its topic: they never make a post "about" the question, and
 # a search for them finds everything. Compared after a plural strip ("tips" is "tip").
 _GENERIC_TEXT = """
-alive advice anything bad big cheap cheapest day decent deal difference everyone everything fix
+advice anything bad big cheap cheapest day decent deal difference everyone everything fix
 fixed fixing go going great happen happened help idea issue keep keeping know long make making
 need needed new old ok okay option pick problem right start started stop stopped thank tip try
 trying want way week well work worked working worse worst wrong year

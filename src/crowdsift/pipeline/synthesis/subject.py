@@ -11,7 +11,7 @@ never appears in what was fetched. The formulation reads the subject once
   question names a model, only model names count; any other name is mentioned when its whole,
   its first word or a camel-cased word of it is ("Plaud" discusses the Plaud Note);
 - without a named product, the question's content terms (its key phrases and words, minus
-  words every question uses: "keep", "fix", "alive" …); with none left, or for a question in
+  words every question uses: "keep", "fix", "help" …); with none left, or for a question in
   another language, nothing is judged.
 
 The subject is discussed when any of it appears in a post title or body, a comment, or a
