@@ -83,6 +83,12 @@ def looks_like_name(word: str, *, mid_sentence: bool) -> bool:
     return distinctive or camel or (mid_sentence and word[:1].isupper())
 
 
+def is_acronym(word: str) -> bool:
+    """A short all-capitals word without digits ("LLM", "AI", "NAS"; not "M3", "vLLM"): a
+    topic's word, not a product's name."""
+    return word.isalpha() and word.isupper() and len(word) <= 4
+
+
 def content_terms(text: str) -> set[str]:
     """Lower-case content words of ``text`` (no stop words, digits or 1–2 letter words),
     stemmed by prefix. Crude, language-agnostic, and enough for a lexical anchor next to

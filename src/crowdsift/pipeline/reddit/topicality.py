@@ -25,6 +25,7 @@ from crowdsift.core.words import (
     STEM_CHARS,
     content_terms,
     content_words,
+    is_acronym,
     is_stopword,
     looks_like_name,
 )
@@ -87,7 +88,7 @@ def key_phrases(question: str, *, limit: int = 5) -> list[str]:
             name = []
     # A bare acronym ("LLM", "AI", "GPU") names the field; what the question names in it
     # ("Ollama", "vLLM") is the more specific search, so it comes first (stable otherwise).
-    names.sort(key=lambda words: len(words) == 1 and _is_acronym(words[0]))
+    names.sort(key=lambda words: len(words) == 1 and is_acronym(words[0]))
     products = [variant for words in names for variant in _name_variants(words)]
     taken = {part for product in products for part in product.split()}
     phrases: list[str] = []
@@ -117,11 +118,6 @@ def is_product_word(word: str, index: int) -> bool:
     """Whether ``word`` (the ``index``-th of its question) looks like a name
     (``core.words.looks_like_name``; the first word of a question is capitalised anyway)."""
     return looks_like_name(word, mid_sentence=index > 0)
-
-
-def _is_acronym(word: str) -> bool:
-    """A short all-capitals word without digits: "LLM", "AI", "NAS" (not "M3", "vLLM")."""
-    return word.isalpha() and word.isupper() and len(word) <= 4
 
 
 def _name_variants(name: list[str]) -> list[str]:

@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from crowdsift.core.words import STOPWORDS, tokenize
+from crowdsift.core.words import STOPWORDS, is_acronym, tokenize
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis, Subject
 from crowdsift.pipeline.reddit.topicality import GENERIC_WORDS, key_phrases
 from crowdsift.sources.models import EvidenceItem
@@ -126,16 +126,19 @@ def mentions(text_tokens: Sequence[str], term: Sequence[str]) -> bool:
 
 
 def _is_name_word(word: str, first_in_sentence: bool) -> bool:
+    """A word of a product's name: a model number, camel case or a mid-sentence capital. Not
+    ``looks_like_name``'s wider net: a hyphen or dot alone ("amp-hour", "e.g.") names no
+    product a thread must mention; nor an acronym ("AI", "NAS": a topic) or an amount ("16GB",
+    "7B", "300W")."""
     lowered = word.casefold().replace("’", "'")
     if lowered.split("'")[0] in STOPWORDS or not any(ch.isalpha() for ch in word) or len(word) < 2:
         return False
-    has_digit = any(ch.isdigit() for ch in word)
-    if word.isupper() and len(word) <= 4 and not has_digit:
-        return False  # an acronym ("AI", "TV", "NAS") is a topic word, not a product
-    if _QUANTITY.fullmatch(word):
-        return False  # "16GB", "7B", "300W", "4K": an amount, not a model number
+    if is_acronym(word) or _QUANTITY.fullmatch(word):
+        return False
     camel = word[1:] != word[1:].lower()
-    return has_digit or camel or (not first_in_sentence and word[:1].isupper())
+    return (
+        any(ch.isdigit() for ch in word) or camel or (not first_in_sentence and word[:1].isupper())
+    )
 
 
 def _names(question: str) -> list[list[str]]:
