@@ -94,6 +94,22 @@ def test_a_later_thread_about_something_else_is_skipped() -> None:
     assert [q.post_id for q in choose(threads)] == ["nas1", "nas2"]
 
 
+def test_an_unanswered_thread_that_asks_the_question_sets_the_bar() -> None:
+    # The best-ranked thread asks the question but nobody replied; a popular thread about
+    # something else must not lead just because it is the first with replies.
+    story = thread(
+        "mobo", "I bought broken motherboards on eBay", "",
+        [reply("s", "I bought a cracked board for 40 and it has been golden since.", 308)],
+    )  # fmt: skip
+    about = Thread(story, 0.3, [(story.comments[0], 0.5)])
+    assert choose([about], bar=0.64) == []  # 0.3 is far below the unanswered thread's 0.64
+    assert [q.comment_id for q in choose([about])] == ["s"]  # without it, the story would lead
+    unanswered = thread("ask", "PC restarts when gaming", "It restarts mid-game, any ideas?", [])
+    question = "My PC restarts while gaming, what should I check?"
+    quotes = voted_lead(request(question, [unanswered, story]), HashingEmbedder())
+    assert all(q.post_id != "mobo" for q in quotes)
+
+
 def test_the_same_words_twice_are_quoted_once() -> None:
     same = "IronWolf drives are quiet."
     twice = thread("d", "NAS drives", "", [reply("a", same, 9), reply("b", same, 8)])

@@ -337,7 +337,7 @@ def statements(text: str, *, asker: bool = False, title: bool = False) -> list[S
 _ASKING_TITLE = re.compile(
     r"^(?:how|what|which|why|where|when|who|is|are|can|could|should|would|does|do|did|will|"
     r"any|anyone|anybody|need|looking for)\b"
-    rf"|\b(?:help|advice|recommendations?|suggestions?|issues?|problems?|won'?t|can'?t)\b"
+    rf"|\b(?:help|advice|recommendations?|suggestions?|issues?|problems?|won'?t|can'?t|cannot)\b"
     rf"|(?<!\w){alternation(lexicon.SYMPTOMS)}(?!\w)",
     re.IGNORECASE,
 )

@@ -46,8 +46,9 @@ MAX_QUOTES = 3
 """Replies the lead quotes at most: the community's verdict, before the claims that add to it."""
 THREAD_PEER = 0.8
 """A later thread's replies join the lead only when the thread is at least this close to the
-question as the first one is (cosine of its title and opening): a popular thread about
-something else has popular replies about something else."""
+question as the first one quoted is (cosine of its title and opening), or as the best-ranked
+thread when nobody replied to it: a popular thread about something else has popular replies
+about something else."""
 QUOTE_CHARS = 420
 """A reply this long or shorter is quoted whole; a longer one by its opening sentences."""
 RESPONDS = 0.2
@@ -95,18 +96,17 @@ def voted_lead(
     opening and replies; the choice itself is ``choose`` (pure)."""
     if budget - CITATION_ROOM < MIN_SENTENCE_CHARS:
         return []  # no room to quote anyone
-    threads = [
-        (post, replies)
-        for post in request.post_payloads
-        if post.kind == "reddit" and (replies := _replies(post))
-    ][:LOOKAHEAD]
+    reddit = [post for post in request.post_payloads if post.kind == "reddit"]
+    threads = [(post, replies) for post in reddit if (replies := _replies(post))][:LOOKAHEAD]
     if not threads:
         return []
-    texts = [request.query]
+    unanswered = [] if threads[0][0] is reddit[0] else [thread_context(reddit[0])]
+    texts = [request.query, *unanswered]  # the best-ranked thread, when nobody replied to it
     for post, replies in threads:
         texts += [thread_context(post), *(reply.excerpt[:QUOTE_CHARS] for reply in replies)]
     vectors = embedder.embed(texts)
-    question, at = vectors[0], 1
+    question, at = vectors[0], 1 + len(unanswered)
+    bar = float(vectors[1] @ question) if unanswered else None
     patterns = [option_pattern(option) for option in compared]
 
     def names_option(text: str) -> bool:
@@ -124,7 +124,7 @@ def voted_lead(
             pairs = [(r, max(a, RESPONDS) if names_option(r.excerpt) else a) for r, a in pairs]
             pairs = _preferring(pairs, names_option)
         scored.append(Thread(post, float(context @ question), pairs))
-    return choose(scored, limit=min(QUOTE_CHARS, budget - CITATION_ROOM))
+    return choose(scored, limit=min(QUOTE_CHARS, budget - CITATION_ROOM), bar=bar)
 
 
 @dataclass(frozen=True)
@@ -137,10 +137,16 @@ class Thread:
     replies: list[tuple[CommentPayload, float]]
 
 
-def choose(threads: list[Thread], *, limit: int = QUOTE_CHARS) -> list[Quote]:
-    """The lead's quotes from threads in their ranked order (see the module's principles)."""
+def choose(
+    threads: list[Thread], *, limit: int = QUOTE_CHARS, bar: float | None = None
+) -> list[Quote]:
+    """The lead's quotes from threads in their ranked order (see the module's principles).
+
+    ``bar``: the best-ranked thread's closeness to the question when nobody replied to it
+    (unanswered, it still says what the question is about); else the first thread quoted sets
+    it."""
     quotes: list[Quote] = []
-    first: float | None = None
+    first: float | None = bar
     for thread in threads:
         if len(quotes) >= MAX_QUOTES or len({q.post_id for q in quotes}) >= LEAD_THREADS:
             break
