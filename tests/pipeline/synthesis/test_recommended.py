@@ -168,3 +168,15 @@ def test_a_model_suffix_is_not_a_name_of_its_own() -> None:
     rows = {row.option for row in recommended_rows(replies, "Which GPU should I buy?")}
     assert "Radeon" in rows
     assert "Ti" not in rows  # the end of "5060 Ti", not a brand
+
+
+def test_a_model_number_is_a_name_and_a_year_an_amount_or_a_lone_pro_is_not() -> None:
+    replies = [
+        reply(1, "Get a used 3090, it is still the best value in 2024.", 9),
+        reply(2, "Two 3090s run 70B fine on a 1200 W supply, I did it in 2024.", 7),
+        reply(3, "My MacBook Pro runs small models; the Pro chips are fine for 1500 dollars.", 5),
+        reply(4, "I got a Mac Mini Pro and it is quiet. Pro models cost 1200 more.", 4),
+    ]
+    rows = {row.option for row in recommended_rows(replies, "Which GPU should I buy?")}
+    assert "3090" in rows  # two replies name the card by its model number ("3090s" too)
+    assert not rows & {"2024", "1200", "1500", "Pro"}  # a year, amounts, a word of any product

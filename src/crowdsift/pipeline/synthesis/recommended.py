@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from crowdsift.core.sentences import split_sentences, truncate_words
 from crowdsift.core.words import is_stopword, looks_like_name, tokenize
+from crowdsift.pipeline.synthesis import lexicon
 from crowdsift.pipeline.synthesis.candidates import Item
 from crowdsift.pipeline.synthesis.models import DraftRow
 from crowdsift.pipeline.synthesis.specifics import TABLE_SENTENCE_CHARS, verdict
@@ -44,6 +45,8 @@ MAX_ROW_CITES = 5
 """A table row cites where the claim was said, not everyone who agreed."""
 
 _EDGE = "\"'()[]{}<>,.;:!?*`“”‘’~"
+_MODEL = "\x01"
+"""Marks a model number among a reply's words (``_model_number``); taken off in its name."""
 
 
 def recommended_rows(
@@ -82,12 +85,26 @@ _Word = tuple[str, bool, bool]
 def _words_of(text: str) -> list[_Word]:
     words: list[_Word] = []
     for sentence in split_sentences(text):
-        for position, raw in enumerate(sentence.split()):
+        raws = sentence.split()
+        for position, raw in enumerate(raws):
             word = raw.strip(_EDGE)
             if word:
                 ends = raw.rstrip(_EDGE) != raw and raw.rstrip()[-1:] in ",.;:!?)"
+                after = raws[position + 1].strip(_EDGE) if position + 1 < len(raws) else ""
+                if _model_number(word, after):  # marked: a name, though only digits
+                    word = _MODEL + word.removesuffix("s")  # "two 3090s" name the 3090
                 words.append((word, position == 0, ends))
     return words
+
+
+def _model_number(word: str, after: str) -> bool:
+    """A four-digit number that names a model ("3090", "two 5060s"): not a year, not a round
+    amount ("1000"), not a quantity (a unit follows: "1500 W")."""
+    digits = word[:-1] if word.endswith("s") else word
+    if len(digits) != 4 or not digits.isdigit() or digits.endswith("00"):
+        return False
+    year = digits.startswith(("19", "20"))
+    return not year and after.lower().rstrip("s") not in lexicon.UNITS
 
 
 def _name_words(replies: Sequence[Sequence[_Word]]) -> set[str]:
@@ -113,7 +130,7 @@ def _names_in(reply: Sequence[_Word], names: Collection[str]) -> list[tuple[str,
             found.append(tuple(run[:MAX_NAME_WORDS]))
             run = []
         if word.lower() in names and _name_word(word, mid_sentence=not first):
-            run.append(word)
+            run.append(word.removeprefix(_MODEL))
         elif run:
             found.append(tuple(run[:MAX_NAME_WORDS]))
             run = []
@@ -126,9 +143,15 @@ def _names_in(reply: Sequence[_Word], names: Collection[str]) -> list[tuple[str,
 
 
 def _name_word(word: str, *, mid_sentence: bool) -> bool:
-    """A name-like word that is not shouting ("FULL"), a plural acronym ("GPUs"), a quantity
-    ("16GB"), a flag, a path or a link."""
-    if not looks_like_name(word, mid_sentence=mid_sentence):
+    """A name-like word, or a model number (``_model_number``), that is not shouting ("FULL"),
+    a plural acronym ("GPUs"), a quantity ("16GB"), a flag, a path, a link, or a word that
+    describes any product ("Pro", "Mini": ``lexicon.GENERIC_HEADS``) standing alone."""
+    if word.startswith(_MODEL):
+        return True
+    if (
+        not looks_like_name(word, mid_sentence=mid_sentence)
+        or word.lower() in lexicon.GENERIC_HEADS
+    ):
         return False
     if len(word) <= 2 and not word.isupper():
         return False  # "Ti" of "5060 Ti", "Go": a two-letter name is written in capitals (LG)
@@ -239,7 +262,7 @@ def _tally(label: str, words: set[str], replies: Sequence[Item]) -> _Tally:
     """Every reply naming one of ``words``, with its lean toward the name."""
     pattern = re.compile(
         r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-        + r")(?:[-.]\w[\w.-]*)?(?![\w-])",  # a variant ("Devstral-Small-2507") is its family's
+        + r")(?:[-.]\w[\w.-]*)?s?(?![\w-])",  # a variant ("Devstral-Small-2507") or plural
         re.IGNORECASE,
     )  # fmt: skip
     leans: list[tuple[Item, str, str]] = []
