@@ -331,3 +331,22 @@ def test_full_shows_more_of_the_same_answer(demo_result: ResearchResult) -> None
     assert summary is not None
     for highlight in summary.highlights:  # every takeaway, whole
         assert highlight.split("[")[0].strip()[:60] in " ".join(full.split())
+
+
+def test_the_direct_answer_keeps_its_sentences_while_side_sections_shrink() -> None:
+    long = "goes on and on " * 30
+    gem = HiddenGem(text=f"Set gain to high, {long}", sources=[COMMENT], score=12)
+    parts = {**_gems(), "hidden_gems": [gem, gem, gem]}
+    result = _result(**parts)
+    assert result.summary is not None
+    answer = " ".join(
+        f"Point {n} {'is said at some length here ' * 22}[comment:k9x][post:a1]." for n in range(4)
+    )
+    items = [f"Takeaway {i} {long}[comment:k9x][post:a1][comment:c7]." for i in range(4)]
+    summary = result.summary.model_copy(
+        update={"summary": answer, "highlights": items, "cautions": items}
+    )
+    text = render_research(result.model_copy(update={"summary": summary}))
+    assert len(text.splitlines()) <= SHORT_LINES
+    assert all(f"Point {n} " in text for n in range(4))  # the direct answer whole …
+    assert "Hidden gems:" not in text  # … while a gem had to go

@@ -49,11 +49,12 @@ _DROP_ORDER = ("minority", "pivots", "gems", "rows", "cautions", "highlights", "
 line and, for "which should I buy", the count of what the replies recommend: it outlasts gems."""
 _FLOORS = (
     {"rows": 3, "minority": 1, "pivots": 1, "gems": 1, "cautions": 2, "highlights": 2},
-    {"rows": 1, "minority": 0, "pivots": 0, "cautions": 1, "highlights": 1, "sentences": 2},
-    {"gems": 0, "cautions": 0, "sentences": 1},
-    {"highlights": 0, "rows": 0},
+    {"rows": 1, "minority": 0, "pivots": 0, "gems": 0, "cautions": 1, "highlights": 1},
+    {"cautions": 0, "sentences": 2},
+    {"highlights": 0, "rows": 0, "sentences": 1},
 )
-"""How far each part shrinks in each round; later rounds start when earlier ones did not fit."""
+"""How far each part shrinks in each round; later rounds start when earlier ones did not fit.
+The direct answer's sentences give way only after every side section is down to one item."""
 SECTION_CITES = 2
 """Citations a sentence or claim of a short answer keeps (the first ones; ``--full`` has all)."""
 ITEM_LINES = 3
