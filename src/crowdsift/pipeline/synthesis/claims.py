@@ -41,8 +41,10 @@ from crowdsift.pipeline.synthesis.lexicon import alternation, phrase_pattern
 from crowdsift.pipeline.synthesis.specifics import find_specifics
 from crowdsift.pipeline.synthesis.stance import CLAUSE, stance
 
-JOINED_MAX_CHARS = 320
-"""A sentence and the one leaning on it are quoted together up to this length."""
+CLAIM_CHARS = 280
+"""The most a quoted claim runs to: one point a reader takes in at a glance. A sentence and the
+one leaning on it are quoted together up to it; a highlight, caution or section claim is no
+longer (longer run-ons, such as flattened lists, are left to the summary)."""
 MIN_WORDS = 3
 CLEARLY_POSITIVE = 0.6
 """A risk word in a sentence this positive (VADER compound) is not a risk ("worth the price")."""
@@ -315,7 +317,7 @@ def statements(text: str, *, asker: bool = False, title: bool = False) -> list[S
             continue
         if leans_on_previous(trimmed, first=index == 0):
             joined = f"{quoted[-1]} {sentence}" if quoted and previous_kept else ""
-            if joined and len(joined) <= JOINED_MAX_CHARS and joined in " ".join(text.split()):
+            if joined and len(joined) <= CLAIM_CHARS and joined in " ".join(text.split()):
                 quoted[-1] = joined
             previous_kept = False
             continue

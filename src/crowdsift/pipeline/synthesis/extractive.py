@@ -46,6 +46,7 @@ from crowdsift.pipeline.synthesis.claim_scores import (
     reader_bonus,
     takes_side_on_options,
 )
+from crowdsift.pipeline.synthesis.claims import CLAIM_CHARS
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.models import (
     AnswerDraft,
@@ -60,9 +61,6 @@ from crowdsift.pipeline.synthesis.voted import THREAD_PEER, Quote, thread_contex
 Floats = npt.NDArray[np.float32]
 
 EMPTY_SUMMARY = "The evidence contains no statements to summarise; read the sources directly."
-SHORT_CLAIM_CHARS = 240
-"""A highlight or caution is one point a reader takes in at a glance; longer run-ons (flattened
-lists) are left to the summary."""
 MMR_LAMBDA = 0.7
 NEAR_DUPLICATE = 0.92
 """Cosine above which two sentences count as the same point (never both picked)."""
@@ -209,7 +207,7 @@ def _chosen(
         eligible=[
             i
             for i in in_context
-            if len(candidates[i].cited()) <= SHORT_CLAIM_CHARS and not candidates[i].risk
+            if len(candidates[i].cited()) <= CLAIM_CHARS and not candidates[i].risk
         ],
         accept=lambda _: True,
         limit=config.max_highlights,
@@ -461,9 +459,7 @@ def _pick_cautions(
         return (-float(scores[index]), index)
 
     picked: list[int] = []
-    risks = [
-        i for i in eligible if candidates[i].risk and len(candidates[i].text) <= SHORT_CLAIM_CHARS
-    ]
+    risks = [i for i in eligible if candidates[i].risk and len(candidates[i].text) <= CLAIM_CHARS]
     for index in sorted(risks, key=rank):
         if len(picked) >= limit:
             break

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from crowdsift.core.sentences import split_sentences, truncate_words
 from crowdsift.core.words import is_stopword, looks_like_name, tokenize
 from crowdsift.pipeline.synthesis import lexicon
-from crowdsift.pipeline.synthesis.candidates import Item
+from crowdsift.pipeline.synthesis.candidates import MAX_CITES, Item
 from crowdsift.pipeline.synthesis.models import DraftRow
 from crowdsift.pipeline.synthesis.specifics import TABLE_SENTENCE_CHARS, verdict
 from crowdsift.pipeline.synthesis.stance import option_stance
@@ -41,8 +41,6 @@ MOSTLY = 0.5
 """The share of uses that decides how a word is read: a word is a name when at least this share
 of its mid-sentence uses are spelled like one, and part of a more common name ("Deco" in
 "TP-Link Deco") when written beside it in at least this share of its replies."""
-MAX_ROW_CITES = 5
-"""A table row cites where the claim was said, not everyone who agreed."""
 
 _EDGE = "\"'()[]{}<>,.;:!?*`“”‘’~"
 _MODEL = "\x01"
@@ -250,7 +248,7 @@ class _Tally:
             verdict=verdict(len(self.leans), len(self.positive), len(self.negative), "reply"),
             pros=[truncate_words(s, TABLE_SENTENCE_CHARS) for _, _, s in pros],
             cons=[truncate_words(s, TABLE_SENTENCE_CHARS) for _, _, s in cons],
-            cites=list(dict.fromkeys(cites))[:MAX_ROW_CITES],
+            cites=list(dict.fromkeys(cites))[:MAX_CITES],
         )
 
 

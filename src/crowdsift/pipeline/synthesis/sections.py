@@ -35,10 +35,10 @@ from rapidfuzz import fuzz
 
 from crowdsift.core.sentences import split_sentences, truncate_words
 from crowdsift.engines.embedding import Embedder, blended_relevance
-from crowdsift.pipeline.synthesis.candidates import Item
-from crowdsift.pipeline.synthesis.claims import statements
+from crowdsift.pipeline.synthesis.candidates import MAX_CITES, Item
+from crowdsift.pipeline.synthesis.claims import CLAIM_CHARS, statements
 from crowdsift.pipeline.synthesis.models import AnswerDraft, DraftClaim, DraftPivot, DraftRow
-from crowdsift.pipeline.synthesis.recommended import MAX_ROW_CITES, MIN_REPLIES, recommended_rows
+from crowdsift.pipeline.synthesis.recommended import MIN_REPLIES, recommended_rows
 from crowdsift.pipeline.synthesis.specifics import (
     TABLE_SENTENCE_CHARS,
     Pivot,
@@ -53,7 +53,6 @@ from crowdsift.pipeline.synthesis.stance import compound, option_stance
 
 Floats = npt.NDArray[np.float32]
 
-CLAIM_CHARS = 280
 MIN_TABLE_SENTENCE_CHARS = 12
 DEPTH_BONUS = 0.1
 """Gem rank bonus per level of nesting (up to 3): the spec digs for specifics deep in threads."""
@@ -349,7 +348,7 @@ def comparison_table(
                 verdict=verdict(len(scored), len(positive), len(negative)),
                 pros=[truncate_words(s.text, TABLE_SENTENCE_CHARS) for s in pros],
                 cons=[truncate_words(s.text, TABLE_SENTENCE_CHARS) for s in cons],
-                cites=cites[:MAX_ROW_CITES],
+                cites=cites[:MAX_CITES],
             )
         )
     return rows
