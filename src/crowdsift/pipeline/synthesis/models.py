@@ -10,19 +10,21 @@ resolve).
 
 ``SummarizeRequest`` and ``SummarizeResult`` keep seed 004's names: they are the specification's
 interface, and their JSON schemas (titles and ``$defs`` keys included) are what other programs
-read, so the layout's vocabulary stops at them.
+read, so the layout's vocabulary stops at them. The checked texts (summary, highlights,
+cautions) are stored as ``CitedText``, claims and their citation lists; seed 004's marker
+strings are their JSON (``cited.Cited``), so the schemas keep their shape.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, computed_field
 
 # Naive datetimes read as UTC, as everywhere the evidence is dated.
 from crowdsift.core.models import AwareDatetime as UTCDatetime
-from crowdsift.pipeline.synthesis.cited import CitedText
+from crowdsift.pipeline.synthesis.cited import Cited
 from crowdsift.sources.models import SourceKind
 
 
@@ -103,43 +105,34 @@ class Source(BaseModel):
     title: str
 
 
-class CitedViews:
-    """The answer's text as claims with their citation lists (``CitedText``), what renderers
-    number: one view for both ``SummarizeResult`` and ``SummaryContent`` (whose fields these
-    are: declared here for the type checker only, so pydantic keeps each model's own order)."""
-
-    if TYPE_CHECKING:
-        summary: str
-        highlights: list[str]
-        cautions: list[str]
-
-    @property
-    def cited_summary(self) -> CitedText:
-        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
-        return CitedText.decode(self.summary)
-
-    @property
-    def cited_highlights(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.highlights]
-
-    @property
-    def cited_cautions(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.cautions]
+_SEED_004_DESCRIPTION = (
+    "Grounded, schema-constrained summary (seed 004, change note 2025-12-11).\n\n"
+    "Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers\n"
+    "(``crowdsift.core.citations``): that string is the contract. ``cited_summary`` and its\n"
+    "siblings are the same texts read once into claims and citation lists\n"
+    "(``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``."
+)
+"""``SummarizeResult``'s description in its JSON schema, as published: the schema is what other
+programs read, so it stays byte for byte (its last sentence names the views the texts had
+while they were stored as strings); a new contract version may reword it."""
 
 
-class SummarizeResult(CitedViews, BaseModel):
+class SummarizeResult(BaseModel):
     """Grounded, schema-constrained summary (seed 004, change note 2025-12-11).
 
-    Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers
-    (``crowdsift.core.citations``): that string is the contract. ``cited_summary`` and its
-    siblings are the same texts read once into claims and citation lists
-    (``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``.
+    ``summary``, ``highlights`` and ``cautions`` are stored as claims with their citation lists
+    (``CitedText``, ``crowdsift.pipeline.synthesis.cited``); renderers number those lists and
+    print ``[n]``. Their JSON is seed 004's contract string, which cites evidence with
+    ``[post:ID]`` / ``[comment:ID]`` markers (``crowdsift.core.citations``), written from the
+    claims; a string given for one is read once (``CitedText.decode``).
     """
 
+    model_config = ConfigDict(json_schema_extra={"description": _SEED_004_DESCRIPTION})
+
     status: Literal["ok", "partial", "error"]
-    summary: str = Field(description="the answer, with [post:ID]/[comment:ID] markers")
-    highlights: list[str] = Field(default_factory=list, description="takeaways, each cited")
-    cautions: list[str] = Field(default_factory=list, description="risks and gaps, each cited")
+    summary: Cited = Field(description="the answer, with [post:ID]/[comment:ID] markers")
+    highlights: list[Cited] = Field(default_factory=list, description="takeaways, each cited")
+    cautions: list[Cited] = Field(default_factory=list, description="risks and gaps, each cited")
     sources: list[Source] = Field(default_factory=list)
     prompt_version: str
     engine: str = Field("", description='"local" for the extractive engine, else the LLM engine')
@@ -151,14 +144,14 @@ class SummarizeResult(CitedViews, BaseModel):
     )
 
 
-class SummaryContent(CitedViews, BaseModel):
+class SummaryContent(BaseModel):
     """What an answer says: ``SummarizeResult`` but its status and reason, which are decided once,
     from the synthesis' verdict and the run's facts (``crowdsift.pipeline.status``), not by
     whichever stage builds the answer."""
 
-    summary: str
-    highlights: list[str] = Field(default_factory=list)
-    cautions: list[str] = Field(default_factory=list)
+    summary: Cited
+    highlights: list[Cited] = Field(default_factory=list)
+    cautions: list[Cited] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     prompt_version: str
     engine: str = ""
@@ -215,9 +208,12 @@ class CitedSource(_Model):
 class RedditSynthesis(_Model):
     """The staff-engineer sections of the one checked answer: every claim cites evidence."""
 
-    summary: str = Field(
+    summary: Cited = Field(
         description="the same text as SummarizeResult.summary, citing [post:ID]/[comment:ID]"
     )
+    """Not a second summary: the answer's own (``SummaryContent.summary``), the same object,
+    handed to both by grounding, the one place that builds it, so the JSON shows it here too
+    (``reddit_response.synthesis.summary``). Readers take the answer's."""
     hidden_gems: list[HiddenGem] = Field(default_factory=list)
     minority_report: list[MinorityReport] = Field(default_factory=list)
     pivot_alerts: list[PivotAlert] = Field(default_factory=list)
@@ -229,11 +225,6 @@ class RedditSynthesis(_Model):
         default_factory=list, description="ids the engine cited that are not in the evidence"
     )
     dropped_claims: int = Field(0, description="claims removed because no citation survived")
-
-    @property
-    def cited_summary(self) -> CitedText:
-        """The summary's claims and their citation lists, what renderers number."""
-        return CitedText.decode(self.summary)
 
 
 # --- The engine's draft (ids only) ------------------------------------------------------------
