@@ -17,7 +17,14 @@ import re
 from functools import lru_cache
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
 from pydantic_core import PydanticCustomError
 
 from crowdsift.core.citations import (
@@ -25,6 +32,7 @@ from crowdsift.core.citations import (
     Citation,
     SourceNumbers,
     citations_in,
+    parse_part,
     tidy,
 )
 from crowdsift.core.sentences import split_sentences
@@ -34,13 +42,37 @@ _RUN = re.compile(rf"(?:{MARKER_GROUP.pattern})+", re.IGNORECASE)
 are the writer's), and read as one where a reader sees them (``numbered``, ``thin``)."""
 
 
+def _read_cites(value: object) -> object:
+    """Citations in their JSON form (``post:ID``, ``comment:ID``) read as ``Citation``s."""
+    if not isinstance(value, list | tuple):
+        return value
+    return tuple(_read_cite(item) if isinstance(item, str) else item for item in value)
+
+
+def _read_cite(ref: str) -> Citation:
+    citation = parse_part(ref) if ":" in ref else None
+    if citation is None:
+        raise ValueError(f"{ref!r} is not a citation: write post:ID or comment:ID")
+    return citation
+
+
+def _write_cites(cites: tuple[Citation, ...]) -> list[str]:
+    return [f"{citation.kind}:{citation.id}" for citation in cites]
+
+
 class CitedSpan(BaseModel):
-    """Prose (as written, possibly empty) and the citations that follow it, in order, each once."""
+    """Prose (as written, possibly empty) and the citations that follow it, in order, each once.
+
+    In JSON a citation is ``post:ID`` / ``comment:ID``, the id as written."""
 
     model_config = ConfigDict(frozen=True)
 
     text: str
-    cites: tuple[Citation, ...] = ()
+    cites: Annotated[
+        tuple[Citation, ...],
+        BeforeValidator(_read_cites),
+        PlainSerializer(_write_cites, return_type=list[str]),
+    ] = ()
 
 
 class CitedText(BaseModel):

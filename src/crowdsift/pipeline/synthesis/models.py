@@ -17,14 +17,23 @@ strings are their JSON (``cited.Cited``), so the schemas keep their shape.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, computed_field
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    ValidationError,
+    computed_field,
+    model_validator,
+)
 
 # Naive datetimes read as UTC, as everywhere the evidence is dated.
 from crowdsift.core.models import AwareDatetime as UTCDatetime
-from crowdsift.pipeline.synthesis.cited import Cited
+from crowdsift.pipeline.synthesis.cited import Cited, CitedSpan, CitedText
 from crowdsift.sources.models import SourceKind
 
 
@@ -105,6 +114,17 @@ class Source(BaseModel):
     title: str
 
 
+class Claims(BaseModel):
+    """The answer's texts as spans: prose, and the citations (``post:ID`` / ``comment:ID``) that
+    follow it. What the marker strings beside it say, with prose and citations already apart."""
+
+    model_config = ConfigDict(frozen=True)
+
+    summary: tuple[CitedSpan, ...]
+    highlights: list[tuple[CitedSpan, ...]]
+    cautions: list[tuple[CitedSpan, ...]]
+
+
 _SEED_004_DESCRIPTION = (
     "Grounded, schema-constrained summary (seed 004, change note 2025-12-11).\n\n"
     "Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers\n"
@@ -113,8 +133,8 @@ _SEED_004_DESCRIPTION = (
     "(``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``."
 )
 """``SummarizeResult``'s description in its JSON schema, as published: the schema is what other
-programs read, so it stays byte for byte (its last sentence names the views the texts had
-while they were stored as strings); a new contract version may reword it."""
+programs read, so it stays byte for byte (its last sentence predates ``claims`` and names the
+views the texts had while they were stored as strings); a new contract version may reword it."""
 
 
 class SummarizeResult(BaseModel):
@@ -124,7 +144,10 @@ class SummarizeResult(BaseModel):
     (``CitedText``, ``crowdsift.pipeline.synthesis.cited``); renderers number those lists and
     print ``[n]``. Their JSON is seed 004's contract string, which cites evidence with
     ``[post:ID]`` / ``[comment:ID]`` markers (``crowdsift.core.citations``), written from the
-    claims; a string given for one is read once (``CitedText.decode``).
+    claims; ``claims`` (added to that contract) gives the same texts as spans, so a reader
+    need not parse markers. A result read from its own JSON takes its texts from ``claims``
+    where they write exactly the strings beside them, so a stranger's literal ``[post:x]`` in
+    the prose stays prose; other input is read from the strings.
     """
 
     model_config = ConfigDict(json_schema_extra={"description": _SEED_004_DESCRIPTION})
@@ -142,6 +165,39 @@ class SummarizeResult(BaseModel):
         description="the evidence does not discuss the question's subject, so the answer says "
         "so and cites nothing (status partial, reason 'abstained: …'); the engine was not called",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spans_of_claims(cls, data: Any) -> Any:
+        """Each text from ``claims`` where its spans write exactly the string given beside them."""
+        if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
+            return data
+        try:
+            claims = Claims.model_validate(data["claims"])
+        except ValidationError:
+            return data  # not this program's claims: the strings are the contract
+        taken = dict(data)
+        summary = CitedText.of(list(claims.summary))
+        if data.get("summary") == summary.marked():
+            taken["summary"] = summary
+        for name in ("highlights", "cautions"):
+            cited = [CitedText.of(list(spans)) for spans in getattr(claims, name)]
+            if data.get(name) == [text.marked() for text in cited]:
+                taken[name] = cited
+        return taken
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="summary, highlights and cautions as spans: prose as written and the "
+        "citations (post:ID / comment:ID) that follow it, in order; the last span of a text "
+        "may cite nothing. The marker strings say the same; read these to number citations"
+    )
+    @property
+    def claims(self) -> Claims:
+        return Claims(
+            summary=self.summary.spans,
+            highlights=[text.spans for text in self.highlights],
+            cautions=[text.spans for text in self.cautions],
+        )
 
 
 class SummaryContent(BaseModel):
