@@ -6,9 +6,9 @@ shows (seed 004: citations inline, ``claim [post:a][comment:b].``) is a view of 
 ``marked``; a field typed ``Cited`` serialises that way and keeps the string's schema. A string
 given where a ``CitedText`` is stored (an engine's text at grounding, a test, a saved result)
 is read once, by ``CitedText.decode``, the one parser of inline markers. Every renderer
-(terminal, Markdown, HTML) numbers the lists it is handed (``numbered``, ``segments``), so none
-tells a citation from prose by pattern — a stranger's literal ``[post:x]`` inside a span's
-prose stays prose.
+(terminal, Markdown, HTML, the web page through ``SummarizeResult.claims``) numbers the lists
+it is handed (``numbered``, ``segments``), so none tells a citation from prose by pattern — a
+stranger's literal ``[post:x]`` inside a span's prose stays prose.
 """
 
 from __future__ import annotations
