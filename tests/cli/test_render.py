@@ -157,10 +157,11 @@ def test_sections_without_content_are_not_printed() -> None:
 def test_a_long_answer_keeps_four_cut_takeaways_and_the_direct_answer_first() -> None:
     result = _result(**_gems())
     assert result.summary is not None
-    many = [f"Takeaway number {i} {'goes on and on ' * 30}[comment:k9x][post:a1][comment:c7]."
-            for i in range(30)]  # fmt: skip
+    many = [CitedText.decode(f"Takeaway number {i} {'goes on and on ' * 30}"
+                             "[comment:k9x][post:a1][comment:c7].") for i in range(30)]  # fmt: skip
+    longer = CitedText.decode(TEXT + " More. Even more.")
     summary = result.summary.model_copy(
-        update={"highlights": many, "cautions": many, "summary": TEXT + " More. Even more."}
+        update={"highlights": many, "cautions": many, "summary": longer}
     )
     text = render_research(result.model_copy(update={"summary": summary}))
     lines = text.splitlines()
@@ -304,7 +305,7 @@ def test_a_real_local_answer_fits_a_terminal_screen(demo_result: ResearchResult)
     assert all(len(line) <= WIDTH or _is_lone_url(line) for line in lines), max(lines, key=len)
     summary = demo_result.summary
     assert summary is not None
-    first = summary.cited_summary.opening(1)[0].marked().split("[")[0].split()[:6]
+    first = summary.summary.opening(1)[0].marked().split("[")[0].split()[:6]
     assert lines[0].split()[:6] == first  # the direct answer comes first
     assert text.count("Sources:") == 1
     assert "post:" not in text and "comment:" not in text
@@ -330,7 +331,7 @@ def test_full_shows_more_of_the_same_answer(demo_result: ResearchResult) -> None
     summary = demo_result.summary
     assert summary is not None
     for highlight in summary.highlights:  # every takeaway, whole
-        assert highlight.split("[")[0].strip()[:60] in " ".join(full.split())
+        assert highlight.marked().split("[")[0].strip()[:60] in " ".join(full.split())
 
 
 def test_the_direct_answer_keeps_its_sentences_while_side_sections_shrink() -> None:
@@ -339,10 +340,13 @@ def test_the_direct_answer_keeps_its_sentences_while_side_sections_shrink() -> N
     parts = {**_gems(), "hidden_gems": [gem, gem, gem]}
     result = _result(**parts)
     assert result.summary is not None
-    answer = " ".join(
+    answer = CitedText.decode(" ".join(
         f"Point {n} {'is said at some length here ' * 22}[comment:k9x][post:a1]." for n in range(4)
-    )
-    items = [f"Takeaway {i} {long}[comment:k9x][post:a1][comment:c7]." for i in range(4)]
+    ))  # fmt: skip
+    items = [
+        CitedText.decode(f"Takeaway {i} {long}[comment:k9x][post:a1][comment:c7].")
+        for i in range(4)
+    ]
     summary = result.summary.model_copy(
         update={"summary": answer, "highlights": items, "cautions": items}
     )

@@ -526,7 +526,7 @@ def _assert_grounded_reddit(run: AskRun) -> None:
     drilled = {p.url for p in run.evidence.posts}
     comments = {f"{p.url}{c.comment_id}/" for p in run.evidence.posts for c in p.comments}
     assert {s.url for s in synthesis.sources} <= drilled | comments
-    numbers = {int(n) for n in NUMBER_MARKER.findall(synthesis.summary)}
+    numbers = {int(n) for n in NUMBER_MARKER.findall(synthesis.summary.marked())}
     assert numbers <= set(range(1, len(synthesis.sources) + 1))
     for claim in [*synthesis.hidden_gems, *synthesis.minority_report]:
         assert claim.sources and set(claim.sources) <= drilled | comments
@@ -579,7 +579,7 @@ def test_a_research_run_with_random_faults_still_returns_grounded_json(
     if summary is not None:
         evidence = {p.id: p.url for p in run.evidence.posts}
         assert {str(s.url) for s in summary.sources} <= set(evidence.values())
-        texts = [summary.summary, *summary.highlights, *summary.cautions]
+        texts = [t.marked() for t in [summary.summary, *summary.highlights, *summary.cautions]]
         assert post_markers(*texts) <= set(evidence)
     experts.close()
 
@@ -589,7 +589,7 @@ def _assert_grounded_reddit_response(response: RedditResponse, run: AskRun) -> N
     if synthesis is None:
         return
     drilled = {p.url: {c.comment_id for c in p.comments} for p in run.evidence.posts}
-    numbers = {int(n) for n in NUMBER_MARKER.findall(synthesis.summary)}
+    numbers = {int(n) for n in NUMBER_MARKER.findall(synthesis.summary.marked())}
     assert numbers <= set(range(1, len(synthesis.sources) + 1))
     for source in synthesis.sources:
         if source.kind == "thread":

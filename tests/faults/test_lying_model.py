@@ -73,10 +73,10 @@ def test_a_model_citing_only_invented_posts_falls_back_to_real_evidence(tmp_path
     assert summary is not None and summary.status == "partial"
     assert summary.reason is not None and summary.reason.startswith(FELL_BACK)
     assert "zz9fake" in summary.reason  # what it invented is still reported
-    texts = [summary.summary, *summary.highlights, *summary.cautions]
+    texts = [t.marked() for t in [summary.summary, *summary.highlights, *summary.cautions]]
     cited = {c.key for text in texts for c in citations_in(text)}
     assert len(cited) >= 2 and len(summary.sources) >= 2
-    assert "zz9fake" not in " ".join(texts) and "According to" not in summary.summary
+    assert "zz9fake" not in " ".join(texts) and "According to" not in summary.summary.text
     assert summary.engine == "local"
     assert result.status == "partial"
 
@@ -87,5 +87,5 @@ def test_without_a_fallback_the_invention_is_removed_and_nothing_is_left_pointin
     result = _ask(tmp_path, fallback=False)
     summary = result.summary
     assert summary is not None and summary.status == "partial"
-    assert "According to" not in summary.summary and "()" not in summary.summary
+    assert "According to" not in summary.summary.text and "()" not in summary.summary.text
     assert summary.sources == []

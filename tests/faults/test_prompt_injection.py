@@ -394,7 +394,7 @@ def _assert_summary_grounded(summary: SummarizeResult, evidence: Evidence, quote
         assert url_key(str(source.url)) == url_key(evidence.posts[source.post_id])
     listed = {s.post_id for s in summary.sources}
     for text in [summary.summary, *summary.highlights, *summary.cautions]:
-        _assert_cited_text(text, evidence, listed, quotes)
+        _assert_cited_text(text.marked(), evidence, listed, quotes)
 
 
 def _assert_reddit_grounded(response: RedditResponse, evidence: Evidence, quotes: bool) -> None:
@@ -417,7 +417,7 @@ def _assert_reddit_grounded(response: RedditResponse, evidence: Evidence, quotes
         for link in _LINK.findall(text):
             assert url_key(link.rstrip(".,;:!?'\"")) in allowed, link
     threads = {s.id for s in synthesis.sources if s.kind == "thread"}
-    _assert_cited_text(synthesis.summary, evidence, threads, quotes)
+    _assert_cited_text(synthesis.summary.marked(), evidence, threads, quotes)
 
 
 def _assert_expert_grounded(response: ExpertResponse, evidence: Evidence, quotes: bool) -> None:
@@ -594,7 +594,7 @@ def test_a_hijacked_model_cannot_steer_the_plan_and_ask_answers_from_drilled_thr
     assert all(url_key(str(s.url)) == drilled[s.post_id] for s in summary.sources)
     # … the invented ones dropped and counted, and every part says partial.
     assert summary.reason is not None and FAKE_POST in summary.reason
-    assert FAKE_POST not in summary.summary and EVIL_HOST not in summary.summary
+    assert FAKE_POST not in summary.summary.marked() and EVIL_HOST not in summary.summary.marked()
     assert "amzn-B0FAKEFAKE" in summary.reason
     assert (summary.status, response.status, result.status) == ("partial",) * 3
     _assert_no_evil_source(json.loads(result.model_dump_json()))

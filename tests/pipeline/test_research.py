@@ -73,10 +73,10 @@ def test_local_ask_runs_every_stage_once_and_is_grounded(demo_archive: Path) -> 
     assert fetch.posts_seen >= fetch.posts_accepted >= fetch.posts_relevant > 0
     assert fetch.posts_seen == fetch.posts_accepted + sum(fetch.post_rejections.values())
     assert fetch.post_rejections.get(RejectReason.DUPLICATE, 0) > 0
-    # one synthesis: the staff-engineer sections and the summary are the same answer
+    # one synthesis: the staff-engineer sections hold the answer's one summary, not a copy
     response = result.reddit_response
     assert response is not None and response.synthesis is not None
-    assert response.synthesis.summary == result.summary.summary
+    assert response.synthesis.summary is result.summary.summary
     assert ResearchResult.model_validate_json(result.model_dump_json()) == result
 
 

@@ -126,7 +126,7 @@ def test_videos_and_products_are_summarised_with_the_reddit_threads(demo_archive
     assert summary is not None and result.reddit_response is not None
     kinds = {s.kind for s in summary.sources}
     assert "reddit" in kinds and kinds <= {"reddit", "youtube", "amazon"}
-    cited = " ".join([summary.summary, *summary.highlights, *summary.cautions])
+    cited = " ".join(t.marked() for t in [summary.summary, *summary.highlights, *summary.cautions])
     assert "[post:" in cited
 
 
@@ -153,7 +153,7 @@ def test_an_llm_may_cite_a_video_but_not_an_invented_one(demo_archive: Path) -> 
         ("yt-dQw4w9WgXcQ", "youtube", "https://www.youtube.com/watch?v=dQw4w9WgXcQ"),
         ("amzn-B0CFQ8Y4ZT", "amazon", "https://www.amazon.com/dp/B0CFQ8Y4ZT"),
     ]
-    assert "yt-invented0" not in summary.summary  # the unknown citation was removed …
+    assert "yt-invented0" not in summary.summary.marked()  # the unknown citation was removed …
     assert summary.reason is not None and "yt-invented0" in summary.reason  # … and reported
     assert "is not that post's permalink" in summary.reason  # the foreign URL was refused
     assert summary.status == "partial" and result.status == "partial"

@@ -66,8 +66,8 @@ def test_the_local_answer_quotes_a_path_and_a_code_span_as_written() -> None:
     request = _request(clean_text(reply))
     draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
     grounded = ground(draft, request, SynthesisConfig(), engine="local")
-    assert r"ik_llama.cpp\build\bin\Release\llama-server.exe" in grounded.result.summary
-    assert "-ngl 99" in grounded.result.summary
+    assert r"ik_llama.cpp\build\bin\Release\llama-server.exe" in grounded.result.summary.text
+    assert "-ngl 99" in grounded.result.summary.text
 
 
 def test_a_link_in_a_quoted_reply_is_kept_as_written_and_cites_nothing() -> None:
@@ -78,7 +78,7 @@ def test_a_link_in_a_quoted_reply_is_kept_as_written_and_cites_nothing() -> None
     request = _request(reply)
     draft = local_answer(request, SynthesisConfig(), HashingEmbedder(), scope=AnswerScope())
     grounded = ground(draft, request, SynthesisConfig(), engine="local")
-    assert "https://wheels.vllm.ai/nightly" in grounded.result.summary
+    assert "https://wheels.vllm.ai/nightly" in grounded.result.summary.text
     assert grounded.problems == [] and grounded.result.status == "ok"
     model = ground(draft, request, SynthesisConfig(), engine="openai")
-    assert "wheels.vllm.ai" not in model.result.summary  # a model's link is not evidence
+    assert "wheels.vllm.ai" not in model.result.summary.marked()  # a model's link is not evidence

@@ -139,7 +139,8 @@ def test_stdio_server_lists_tools_and_answers_with_cited_sources(tmp_path: Path)
     result = ResearchResult.model_validate(out["research"].structured_content)
     assert result.question == QUESTION and result.status == "ok" and result.engine == "local"
     assert result.summary is not None and result.summary.sources
-    texts = [result.summary.summary, *result.summary.highlights, *result.summary.cautions]
+    summary = result.summary
+    texts = [t.marked() for t in [summary.summary, *summary.highlights, *summary.cautions]]
     cited = [c for text in texts for c in citations_in(text)]
     assert cited  # the answer cites its evidence
     sources = {source.post_id for source in result.summary.sources}

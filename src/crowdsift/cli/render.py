@@ -164,10 +164,8 @@ def _shown_counts(result: ResearchResult, caps: dict[str, int]) -> dict[str, int
 
 
 def _cited_summary(result: ResearchResult) -> CitedText:
-    summary, synthesis = result.summary, _synthesis(result)
-    if summary is not None:
-        return summary.cited_summary
-    return synthesis.cited_summary if synthesis is not None else CitedText()
+    """The answer's summary: the one text (``reddit_response.synthesis`` shows it too)."""
+    return result.summary.summary if result.summary is not None else CitedText()
 
 
 def _compose(result: ResearchResult, caps: dict[str, int] | None, width: int) -> list[str]:
@@ -176,8 +174,8 @@ def _compose(result: ResearchResult, caps: dict[str, int] | None, width: int) ->
     text = _cited_summary(result)
     limit = caps or {}
     opening, total = text.opening(limit.get("sentences"))
-    highlights = (summary.cited_highlights if summary else [])[: limit.get("highlights")]
-    cautions = (summary.cited_cautions if summary else [])[: limit.get("cautions")]
+    highlights = (summary.highlights if summary else [])[: limit.get("highlights")]
+    cautions = (summary.cautions if summary else [])[: limit.get("cautions")]
     if caps is not None:
         opening = opening.thin(caps["cites"])
         highlights = [item.thin(caps["cites"]) for item in highlights]

@@ -1,17 +1,17 @@
 """The citation syntax, in one place: ``[post:ID]`` and ``[comment:ID]`` (pure).
 
-Stored text (summaries, highlights, expert answers) cites evidence with markers that name an
-item by kind and id: ``[post:1abc]`` a Reddit thread, a YouTube video (``[post:yt-dQw4w9WgXcQ]``),
-an Amazon product (``[post:amzn-B0ABC12345]``) or a channel post (``[post:42]``);
-``[comment:k9x]`` a comment. Ids are letters, digits, ``-`` and ``_``. A list
+Text that cites evidence (an engine's draft, an answer's JSON, expert answers) does it with
+markers that name an item by kind and id: ``[post:1abc]`` a Reddit thread, a YouTube video
+(``[post:yt-dQw4w9WgXcQ]``), an Amazon product (``[post:amzn-B0ABC12345]``) or a channel post
+(``[post:42]``); ``[comment:k9x]`` a comment. Ids are letters, digits, ``-`` and ``_``. A list
 ``[post:a, comment:b]`` is several markers. People never see the ids: renderers number the
 markers into one source list (``SourceNumbers``) and print ``[n]``.
 
 Every module that writes, parses, checks or displays citations uses this one: the grammar,
 ``citations_in``, ``remove_markers``, ``strip_quoted_citations`` (what an extractive quote must
-lose) and the display numbering. A checked answer's texts are read into claims and citation
-lists once (``crowdsift.pipeline.synthesis.cited``); renderers number those lists with
-``SourceNumbers.number`` rather than running ``SourceNumbers.text`` over a string.
+lose) and the display numbering. A checked answer's texts are stored as claims and citation
+lists (``crowdsift.pipeline.synthesis.cited``), read from markers once; renderers number those
+lists with ``SourceNumbers.number`` rather than running ``SourceNumbers.text`` over a string.
 """
 
 from __future__ import annotations

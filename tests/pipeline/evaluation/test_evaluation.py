@@ -313,7 +313,9 @@ def test_off_topic_cases_must_abstain_and_answerable_ones_must_not() -> None:
 
     def report(case: EvalCase, answer: SummarizeResult) -> Any:
         grounding = check(case, evidence(), answer, config)
-        return measure(case, research(answer, None), grounding, answer.summary, EvalTargets())
+        return measure(
+            case, research(answer, None), grounding, answer.summary.marked(), EvalTargets()
+        )
 
     assert report(OFF_TOPIC, declined).crowdsift.abstention_correct is True
     assert report(OFF_TOPIC, declined).verdict == "PASS"
@@ -345,7 +347,7 @@ def test_cases_are_timed_with_the_injected_clock_and_the_baseline_is_measured_al
         )
 
     def render(result: ResearchResult) -> str:
-        return result.summary.summary if result.summary else ""
+        return result.summary.summary.marked() if result.summary else ""
 
     reports = asyncio.run(
         run_cases(

@@ -51,7 +51,10 @@ def test_synthesis_abstains_without_calling_the_engine() -> None:
     summary = answer.summary
     assert engine.requests == []
     assert summary.abstained and summary.status == "partial"
-    assert summary.summary == "Nothing in r/gadgets, r/productivity discusses the Sony WH-1000XM6."
+    assert (
+        summary.summary.marked()
+        == "Nothing in r/gadgets, r/productivity discusses the Sony WH-1000XM6."
+    )
     assert summary.reason is not None and summary.reason.startswith("abstained:")
     assert summary.sources == [] and summary.highlights == [] and summary.cautions == []
     assert answer.synthesis is None
@@ -71,8 +74,8 @@ def test_a_search_that_found_nothing_abstains_naming_where_it_looked() -> None:
     summary = answer.summary
     assert summary.abstained and summary.status == "partial" and not summary.sources
     # not "nothing discusses it": the search may have missed what the forum holds
-    assert summary.summary.startswith("The search of r/")
-    assert summary.summary.endswith(" found no thread for this question.")
+    assert summary.summary.marked().startswith("The search of r/")
+    assert summary.summary.marked().endswith(" found no thread for this question.")
     assert (summary.reason or "").startswith("abstained: the search found no post")
     assert engine.requests == []
 
@@ -134,10 +137,10 @@ def test_an_llm_is_not_asked_to_summarise_posts_that_never_mention_the_product(
     analysis = result.reddit_response.analysis
     assert analysis is not None
     searched = ", ".join(f"r/{sub}" for sub in analysis.subreddits)
-    assert summary.summary.startswith(f"Nothing in {searched}")
-    assert summary.summary.endswith(" discusses the Sony WH-1000XM6.")
+    assert summary.summary.marked().startswith(f"Nothing in {searched}")
+    assert summary.summary.marked().endswith(" discusses the Sony WH-1000XM6.")
     assert (result.status, summary.status, result.reddit_response.status) == ("partial",) * 3
-    assert "[" not in summary.summary  # cites nothing
+    assert "[" not in summary.summary.marked()  # cites nothing
 
 
 def test_the_local_engine_is_not_run_either() -> None:
@@ -236,7 +239,7 @@ def test_a_heap_of_keywords_abstains_without_calling_the_engine() -> None:
     )
     assert engine.requests == []
     assert answer.summary.abstained and answer.summary.status == "partial"
-    assert "rather than a question" in answer.summary.summary
+    assert "rather than a question" in answer.summary.summary.text
     assert answer.summary.reason is not None and "word salad" in answer.summary.reason
     assert answer.summary.sources == [] and answer.synthesis is None
 

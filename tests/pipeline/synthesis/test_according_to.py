@@ -18,7 +18,7 @@ def test_a_sentence_left_pointing_at_nothing_is_dropped(
         highlights=["As [comment:zz8fake] says, it is the best.", "Thirty hours [post:bat1]"],
     )
     grounded = ground(draft, recorder_request, SynthesisConfig(), engine="scripted")
-    shown = [grounded.content.summary, *grounded.content.highlights]
+    shown = [text.marked() for text in [grounded.content.summary, *grounded.content.highlights]]
     assert not any("()" in text or "According to" in text for text in shown), shown
-    assert "thirty hours" in grounded.content.summary
+    assert "thirty hours" in grounded.content.summary.text
     assert any("zz9fake" in problem for problem in grounded.problems)

@@ -301,9 +301,11 @@ def test_a_draft_following_the_injection_is_stripped() -> None:
     outcome = _sy_run([thread], engine)
     synthesis = outcome.synthesis
     assert synthesis is not None
-    assert synthesis.summary == "Use Dagster [post:p4dd]."  # "Details at" rested on the link
+    assert (
+        synthesis.summary.marked() == "Use Dagster [post:p4dd]."
+    )  # "Details at" rested on the link
     assert "evil" not in synthesis.model_dump_json(exclude={"removed_citations"})
-    assert "zzz999" not in synthesis.summary
+    assert "zzz999" not in synthesis.summary.marked()
     assert synthesis.removed_citations == ["https://evil.example", "post:zzz999"]
     assert [g.text for g in synthesis.hidden_gems] == ["a real one"]
     assert synthesis.dropped_claims == 1
@@ -315,7 +317,7 @@ def test_a_draft_following_the_injection_is_stripped() -> None:
 
 def test_local_output_cites_every_sentence_to_the_item_it_quotes() -> None:
     synthesis = _local([ORCHESTRATION])  # the engine is "local": see ``_local``
-    pieces = re.findall(r"(.+?) \[(?:post|comment):([^\]]+)\](?:\s|$)", synthesis.summary)
+    pieces = re.findall(r"(.+?) \[(?:post|comment):([^\]]+)\](?:\s|$)", synthesis.summary.marked())
     assert pieces
     quoted = {c.comment_id: c.body for c in ORCHESTRATION.comments}
     quoted[ORCHESTRATION.post.id] = f"{ORCHESTRATION.post.title} {ORCHESTRATION.post.selftext}"
@@ -347,8 +349,8 @@ def test_local_upvoted_disagreement_is_shown_once() -> None:
     assert not any(set(r.sources) & arguing for r in synthesis.minority_report)
     reported = [r for r in synthesis.minority_report if r.text.startswith(dissent)]
     # The 30-vote dissent leads the answer here, so the minority report does not repeat it.
-    assert (dissent in synthesis.summary) != bool(reported)
-    assert dissent in synthesis.summary and "median" not in synthesis.model_dump_json()
+    assert (dissent in synthesis.summary.marked()) != bool(reported)
+    assert dissent in synthesis.summary.marked() and "median" not in synthesis.model_dump_json()
 
 
 def test_local_repeated_migration_is_a_dated_pivot_alert() -> None:
@@ -392,7 +394,7 @@ def test_local_respects_caps_and_budget() -> None:
     outcome = _sy_run([ORCHESTRATION], LocalEngine(HashingEmbedder()), config=config, budget=200)
     assert outcome.synthesis is not None
     assert outcome.synthesis.hidden_gems == [] and outcome.synthesis.minority_report == []
-    assert len(outcome.synthesis.summary) <= 200
+    assert len(outcome.synthesis.summary.marked()) <= 200
 
 
 def test_local_strategy_is_deterministic() -> None:
@@ -439,8 +441,8 @@ def test_engine_draft_is_checked_with_the_config_caps() -> None:
     engine = ScriptedEngine([draft], tokens_per_call=(900, 120))
     outcome = _sy_run([ORCHESTRATION], engine, config=RedditConfig(max_gems=1))
     assert outcome.synthesis is not None
-    assert outcome.synthesis.summary == "Most moved to Dagster [comment:c1aa]."
-    assert outcome.synthesis.summary == outcome.summary.summary  # one answer, one text
+    assert outcome.synthesis.summary.marked() == "Most moved to Dagster [comment:c1aa]."
+    assert outcome.synthesis.summary is outcome.summary.summary  # one answer, one text
     assert [g.text for g in outcome.synthesis.hidden_gems] == ["g1"]
     assert outcome.summary.engine == "scripted"
     task = engine.requests[0]
@@ -486,7 +488,7 @@ def test_a_gem_never_repeats_what_the_answer_quotes_and_stays_on_the_subject() -
 
     synthesis = _local([ORCHESTRATION])  # through the local engine: no gem repeats the summary
     for gem in synthesis.hidden_gems:
-        assert gem.text not in synthesis.summary
+        assert gem.text not in synthesis.summary.marked()
 
 
 # --- synthesize_answer: one call, one checked answer --------------------------------------------
@@ -523,11 +525,13 @@ def test_one_engine_call_gives_one_checked_answer_with_one_summary_text() -> Non
 
     assert len(engine.requests) == 1 and isinstance(engine.requests[0], AnswerTask)
     summary, synthesis = answer.summary, answer.synthesis
-    assert synthesis is not None and synthesis.summary == summary.summary
-    assert summary.summary == (
+    assert synthesis is not None and synthesis.summary is summary.summary
+    assert summary.summary.marked() == (
         "Teams moved to Dagster [comment:c1aa]. The video agrees [post:yt-dQw4w9W_-Xc]."
     )
-    assert summary.highlights == ["Dagster wins on lineage [comment:c2bb]."]  # uncited: gone
+    assert [h.marked() for h in summary.highlights] == [
+        "Dagster wins on lineage [comment:c2bb]."
+    ]  # uncited: gone
     assert [(s.post_id, s.kind) for s in summary.sources] == [
         ("p1aa", "reddit"), ("yt-dQw4w9W_-Xc", "youtube"),
     ]  # fmt: skip
@@ -543,7 +547,10 @@ def test_no_evidence_means_no_call_and_an_honest_abstention() -> None:
     assert engine.requests == []
     summary = answer.summary
     assert summary.status == "partial" and summary.abstained and not summary.sources
-    assert summary.summary.startswith("The search of r/") and summary.summary != NO_EVIDENCE_SUMMARY
+    assert (
+        summary.summary.marked().startswith("The search of r/")
+        and summary.summary.marked() != NO_EVIDENCE_SUMMARY
+    )
     assert answer.synthesis is None
 
 
@@ -560,7 +567,7 @@ def test_the_local_engine_writes_every_part_extractively() -> None:
                      analysis=analysis, extra=[VIDEO])  # fmt: skip
     summary, synthesis = answer.summary, answer.synthesis
     assert summary.engine == "local" and synthesis is not None
-    assert summary.summary and summary.summary == synthesis.summary
+    assert summary.summary.text and summary.summary is synthesis.summary
     assert summary.highlights and summary.cautions
     assert synthesis.minority_report and synthesis.pivot_alerts
     # the recorder comments with numbers are quoted above; an Airflow tip is no recorder gem

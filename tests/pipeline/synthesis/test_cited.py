@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 from crowdsift.cli.render import render_research
 from crowdsift.core.citations import Citation, SourceNumbers
 from crowdsift.pipeline.report.content import Segment, build_report, segments
-from crowdsift.pipeline.result import ResearchResult
 from crowdsift.pipeline.synthesis.cited import CitedSpan, CitedText
-from crowdsift.pipeline.synthesis.models import SummarizeResult
-from tests.cli.test_render import TEXT, _result
+from tests.cli.test_render import _result
 
 QUOTE = "He wrote “see [post:x] and [comment:q1]” in his reply"
 """A stranger's words that hold what looks like citations: prose, not claims."""
@@ -117,18 +115,18 @@ def test_unknown_citations_vanish_and_adjacent_lists_read_in_order() -> None:
 
 
 @pytest.mark.parametrize("render", ["text", "report"])
-def test_renderers_read_the_answers_claims_not_its_string(
-    render: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Hand the answer's claims over with a quoted marker in their prose: a renderer that cut
-    the stored string again would see "[post:a1]" in ``TEXT``; one that numbers the lists it is
-    handed prints the quote as written and numbers only the list."""
+def test_renderers_read_the_answers_claims_not_its_string(render: str) -> None:
+    """An answer whose claims hold a quoted marker in their prose: a renderer that cut the
+    contract string apart again would read "[post:b2]" as a citation (and drop it: b2 is no
+    source); one that numbers the lists it is handed prints the quote as written."""
     claims = CitedText(
         spans=(CitedSpan(text="Quoted “[post:b2]” verbatim ", cites=(Citation("post", "a1"),)),)
     )
-    monkeypatch.setattr(SummarizeResult, "cited_summary", property(lambda _self: claims))
-    result: ResearchResult = _result()
-    assert result.summary is not None and result.summary.summary == TEXT
+    answer = _result()
+    assert answer.summary is not None
+    summary = answer.summary.model_copy(update={"summary": claims})
+    result = answer.model_copy(update={"summary": summary})
+    assert summary.model_dump()["summary"] == "Quoted “[post:b2]” verbatim [post:a1]"
     if render == "text":
         shown = render_research(result, full=True)
         assert shown.splitlines()[0] == "Quoted “[post:b2]” verbatim [1]"

@@ -9,6 +9,7 @@ from crowdsift.core.models import FetchResult, Post
 from crowdsift.core.sentences import split_sentences
 from crowdsift.engines.embedding import HashingEmbedder, Vectors
 from crowdsift.engines.local import LocalEngine
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.claims import is_risk
 from crowdsift.pipeline.synthesis.config import SynthesisConfig
 from crowdsift.pipeline.synthesis.extractive import (
@@ -40,9 +41,10 @@ def evidence_texts(request: SummarizeRequest, fetched: FetchResult) -> dict[str,
     return {key: " ".join(text.split()) for key, text in {**posts, **comments}.items()}
 
 
-def cited_pieces(text: str) -> list[tuple[str, str]]:
-    """``text`` as (sentence, ``post:ID``/``comment:ID``) pairs; fails unless every sentence
+def cited_pieces(cited: CitedText) -> list[tuple[str, str]]:
+    """``cited`` as (sentence, ``post:ID``/``comment:ID``) pairs; fails unless every sentence
     carries a citation."""
+    text = cited.marked()
     pieces = [(m.group(1).strip(), m.group(2)) for m in _CITED_PIECE.finditer(text)]
     rebuilt = " ".join(f"{sentence} [{cited}]" for sentence, cited in pieces)
     assert rebuilt == text, f"uncited text in {text!r}"
@@ -88,7 +90,7 @@ def test_every_sentence_is_extracted_from_the_post_it_cites(
 def test_budget_and_caps_are_respected(recorder_fetch: FetchResult) -> None:
     config = SynthesisConfig(summary_char_budget=180, max_highlights=2, max_cautions=1)
     result = run_local(recorder_fetch, config)
-    assert 0 < len(result.summary) <= 180
+    assert 0 < len(result.summary.marked()) <= 180
     assert len(result.highlights) <= 2
     assert len(result.cautions) <= 1
     assert result.status == "ok"  # nothing had to be cut by grounding
@@ -98,7 +100,7 @@ def test_a_budget_smaller_than_any_sentence_still_yields_one_cited_excerpt(
     recorder_fetch: FetchResult,
 ) -> None:
     result = run_local(recorder_fetch, SynthesisConfig(summary_char_budget=40))
-    assert len(result.summary) <= 40
+    assert len(result.summary.marked()) <= 40
     [(sentence, _post_id)] = cited_pieces(result.summary)
     assert sentence.endswith("…")
 

@@ -149,8 +149,10 @@ def test_unknown_inline_citations_are_removed_from_all_texts(
         recorder_request,
         CONFIG,
     )
-    assert result.summary == "Battery lasts long [post:bat1]."  # the other rested on a ghost
-    assert result.highlights == ["A list [post:bat1]"]  # left uncited: dropped
+    assert (
+        result.summary.marked() == "Battery lasts long [post:bat1]."
+    )  # the other rested on a ghost
+    assert [h.marked() for h in result.highlights] == ["A list [post:bat1]"]  # uncited: dropped
     assert result.cautions == []
     assert "ghost" not in result.model_dump_json(include={"summary", "highlights", "cautions"})
     assert [s.post_id for s in result.sources] == ["bat1"]
@@ -164,7 +166,9 @@ def test_links_in_text_must_be_evidence_permalinks(recorder_request: SummarizeRe
         recorder_request,
         CONFIG,
     )
-    assert result.summary == "See [post:bat1] and. [post:bat1]"  # an evidence link: a marker
+    assert (
+        result.summary.marked() == "See [post:bat1] and. [post:bat1]"
+    )  # an evidence link: a marker
     assert "evil.example" in problems[0]
     assert result.status == "partial"
 
@@ -175,9 +179,9 @@ def test_summary_over_budget_is_cut_at_a_sentence_boundary(
     long_summary = " ".join(f"Sentence number {n} says something. [post:bat1]" for n in range(10))
     config = SynthesisConfig(summary_char_budget=120)
     result, problems = ground(draft(summary=long_summary), recorder_request, config)
-    assert len(result.summary) <= 120
-    assert result.summary.endswith("says something. [post:bat1]")
-    assert long_summary.startswith(result.summary)
+    assert len(result.summary.marked()) <= 120
+    assert result.summary.marked().endswith("says something. [post:bat1]")
+    assert long_summary.startswith(result.summary.marked())
     assert result.status == "partial" and "budget" in problems[0]
 
 
@@ -191,8 +195,11 @@ def test_highlights_and_cautions_are_capped(recorder_request: SummarizeRequest) 
         recorder_request,
         config,
     )
-    assert result.highlights == ["Point 0. [post:bat1]", "Point 1. [post:bat1]"]
-    assert result.cautions == ["Risk 0. [post:app2]"]
+    assert [h.marked() for h in result.highlights] == [
+        "Point 0. [post:bat1]",
+        "Point 1. [post:bat1]",
+    ]
+    assert [c.marked() for c in result.cautions] == ["Risk 0. [post:app2]"]
     assert result.status == "partial" and len(problems) == 2
 
 

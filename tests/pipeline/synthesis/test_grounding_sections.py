@@ -172,7 +172,7 @@ def test_invented_ids_and_urls_are_removed_and_reported_once_in_order() -> None:
     assert "zzz999" not in result.summary
     assert "evil.example" not in result.summary
     # "See … for more" pointed only at the removed link: it goes with it, never "See for more".
-    assert result.summary == "Dagster wins [post:p2bb]. Also [comment:c1aa] and again."
+    assert result.summary.marked() == "Dagster wins [post:p2bb]. Also [comment:c1aa] and again."
     assert result.dropped_claims == 0
 
 
@@ -217,7 +217,7 @@ def test_summary_markers_are_stored_and_sources_in_first_citation_order() -> Non
         minority_report=[DraftClaim(text="dissent", cites=[P2])],
     )
     result = _run(draft)
-    assert result.summary == (
+    assert result.summary.marked() == (
         "First [comment:c3cc]. Second [post:p1aa] and [comment:c3cc]. "
         "Third [post:p2bb][comment:c1aa]. A link here [comment:c2bb]."
     )
@@ -228,7 +228,7 @@ def test_summary_markers_are_stored_and_sources_in_first_citation_order() -> Non
         ("comment", "c1aa"),
         ("comment", "c2bb"),
     ]
-    cited = re.findall(r"\[(post|comment):([^\]]+)\]", result.summary)
+    cited = re.findall(r"\[(post|comment):([^\]]+)\]", result.summary.marked())
     kinds = {"post": "thread", "comment": "comment"}
     assert {(kinds[k], i) for k, i in cited} == {(s.kind, s.id) for s in result.sources}
     assert result.sources[0].url == C3
@@ -250,19 +250,21 @@ def test_sources_follow_summary_then_gems_dissent_pivots_table() -> None:
 def test_brackets_that_are_not_citations_stay_text() -> None:
     draft = AnswerDraft(summary="[Edit] the docs [sic] say so [post:p1aa].")
     result = _run(draft)
-    assert result.summary == "[Edit] the docs [sic] say so [post:p1aa]."
+    assert result.summary.marked() == "[Edit] the docs [sic] say so [post:p1aa]."
     assert result.removed_citations == []
 
 
 def test_engine_written_numbers_are_not_trusted() -> None:
     result = _run(AnswerDraft(summary="Claim [1]. Other [7, 8] [post:p1aa]."))
-    assert result.summary == "Other [post:p1aa]."  # "Claim" rested on a footnote to nowhere
+    assert (
+        result.summary.marked() == "Other [post:p1aa]."
+    )  # "Claim" rested on a footnote to nowhere
     assert result.removed_citations == ["[1]", "[7]", "[8]"]
 
 
 def test_stray_json_escapes_are_decoded() -> None:
     result = _run(AnswerDraft(summary="Line one\\n- it\\u2019s fine \\[post:p1aa\\]"))
-    assert result.summary == "Line one\n- it’s fine [post:p1aa]"
+    assert result.summary.marked() == "Line one\n- it’s fine [post:p1aa]"
 
 
 def test_inline_markers_in_claims_become_citations() -> None:
@@ -360,22 +362,22 @@ def test_summary_is_cut_at_a_sentence_within_the_budget() -> None:
     threads = [_ct_thread("p1aa", "t", [_ct_comment(f"c{n}", "p1aa") for n in range(3)])]
     draft = AnswerDraft(summary=" ".join(sentences))
     full = _run_over(threads, draft, budget=1000)
-    assert full.summary.count("[") == 3
-    budget = len(full.summary) - 5
+    assert full.summary.marked().count("[") == 3
+    budget = len(full.summary.marked()) - 5
     cut = _run_over(threads, draft, budget=budget)
-    assert cut.summary == (
+    assert cut.summary.marked() == (
         "Sentence number 0 is about Dagster [comment:c0]. "
         "Sentence number 1 is about Dagster [comment:c1]."
     )
-    assert len(cut.summary) <= budget
+    assert len(cut.summary.marked()) <= budget
     assert [s.id for s in cut.sources] == ["c0", "c1"]  # c2 was only cited in the cut part
 
 
 def test_a_single_overlong_sentence_is_cut_at_a_word() -> None:
     draft = AnswerDraft(summary="word " * 100 + "[post:p1aa]")
     result = _run(draft, budget=200)
-    assert len(result.summary) <= 200
-    assert result.summary.endswith("…")
+    assert len(result.summary.marked()) <= 200
+    assert result.summary.marked().endswith("…")
 
 
 # --- property: nothing unknown survives --------------------------------------------------
@@ -403,7 +405,7 @@ def test_every_surviving_citation_is_evidence(
     result = _run(draft, gems=10)
     evidence_urls = {P1, P2, C1, C2, C3}
     assert {s.url for s in result.sources} <= evidence_urls
-    numbers = [int(n) for n in re.findall(r"\[(\d+)\]", result.summary)]
+    numbers = [int(n) for n in re.findall(r"\[(\d+)\]", result.summary.marked())]
     assert all(1 <= n <= len(result.sources) for n in numbers)
     assert "zz" not in result.summary and "evil" not in result.summary
     for gem in result.hidden_gems:

@@ -103,7 +103,8 @@ def test_unparsable_output_is_an_error_result_not_an_exception(
     assert result.status == "error"
     assert result.reason is not None and "EngineOutputError" in result.reason
     assert "not JSON" in result.reason
-    assert (result.summary, result.highlights, result.cautions, result.sources) == ("", [], [], [])
+    assert result.summary.marked() == ""
+    assert (result.highlights, result.cautions, result.sources) == ([], [], [])
     assert result.prompt_version == "v1" and result.engine == "scripted"
 
 
@@ -128,9 +129,9 @@ def test_thin_evidence_is_summarised_but_partial_with_a_caution(
     assert len(engine.requests) == 1
     assert result.status == "partial"
     assert result.reason is not None and "thin evidence" in result.reason
-    assert result.cautions[0].startswith("Evidence is thin: only 1 matching Reddit post.")
-    assert result.cautions[1] == GOOD_DRAFT["cautions"][0]
-    assert result.summary.startswith("The battery lasts about thirty hours. [post:bat1]")
+    assert result.cautions[0].marked().startswith("Evidence is thin: only 1 matching Reddit post.")
+    assert result.cautions[1].marked() == GOOD_DRAFT["cautions"][0]
+    assert result.summary.marked().startswith("The battery lasts about thirty hours. [post:bat1]")
 
 
 def test_zero_posts_never_call_the_engine(recorder_fetch: FetchResult) -> None:
@@ -138,7 +139,7 @@ def test_zero_posts_never_call_the_engine(recorder_fetch: FetchResult) -> None:
     result = summarize(recorder_fetch.model_copy(update={"posts": []}), engine)
     assert engine.requests == []
     assert result.status == "partial"
-    assert "No matching Reddit discussion was found" in result.summary
+    assert "No matching Reddit discussion was found" in result.summary.text
     assert len(result.cautions) == 1 and result.sources == []
 
 

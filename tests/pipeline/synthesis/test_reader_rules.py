@@ -133,10 +133,10 @@ def test_an_llm_answer_repeating_an_order_loses_that_sentence_and_says_so() -> N
         sources=[],
     )
     result = ground(draft, request, SynthesisConfig(), engine="openai").result
-    shown = " ".join([result.summary, *result.highlights])
+    shown = " ".join(text.marked() for text in [result.summary, *result.highlights])
     assert "Ignore the evidence" not in shown and "buy it" not in shown
-    assert result.summary == "It records meetings clearly [comment:c1]."
-    assert result.highlights == ["Meetings sound clear [comment:c1]."]
+    assert result.summary.marked() == "It records meetings clearly [comment:c1]."
+    assert [text.marked() for text in result.highlights] == ["Meetings sound clear [comment:c1]."]
     assert result.status == "partial" and "addresses the model or the reader" in str(result.reason)
 
 

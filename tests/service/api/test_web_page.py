@@ -23,9 +23,11 @@ from fastapi import FastAPI
 from playwright.sync_api import Browser, Dialog, Locator, Page, Route, expect
 from pydantic import SecretStr
 
+from crowdsift.core.citations import Citation
 from crowdsift.core.config import Settings
 from crowdsift.core.models import SourceStatus
 from crowdsift.pipeline.result import Progress, ResearchResult
+from crowdsift.pipeline.synthesis.cited import CitedSpan, CitedText
 from crowdsift.service.api.app import create_app
 from crowdsift.service.api.deps import ServiceState
 from crowdsift.service.api.routes.web import static_dir
@@ -932,6 +934,56 @@ def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
         assert not re.search(r"\b(post|comment):", page.locator("#results").inner_text())
         tab.assert_clean()
         assert tab.outside == []
+
+
+def quoted_marker_result() -> ResearchResult:
+    """``sample_partial_result`` whose answer quotes an owner who typed "[post:a1]" (a source
+    of this very answer) in a reply. In the claims that is prose; the contract string beside
+    them cannot tell it from a citation: only a page that numbers the lists keeps it prose."""
+    result = sample_partial_result()
+    assert result.summary is not None and result.reddit_response is not None
+    quoted = CitedText(
+        spans=(
+            CitedSpan(
+                text="“Read the pinned review [post:a1] first,” one owner says ",
+                cites=(Citation("comment", "k9"),),
+            ),
+            CitedSpan(text=". Some bump the switch ", cites=(Citation("comment", "c7"),)),
+            CitedSpan(text="."),
+        )
+    )
+    summary = result.summary.model_copy(update={"summary": quoted})
+    synthesis = result.reddit_response.synthesis
+    assert synthesis is not None
+    reddit = result.reddit_response.model_copy(
+        update={"synthesis": synthesis.model_copy(update={"summary": quoted})}
+    )
+    return result.model_copy(update={"summary": summary, "reddit_response": reddit})
+
+
+def test_the_page_numbers_the_citation_lists_and_a_quoted_marker_stays_prose(
+    sources_server: tuple[str, Scripted], browser: Browser
+) -> None:
+    url, scripted = sources_server
+    scripted.results[:] = [quoted_marker_result()]
+    with open_tab(browser, url) as tab:
+        page = tab.page
+        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
+        page.get_by_role("button", name="Ask").click()
+        wait_done(page)
+
+        answer = page.locator("#community .reddit-summary")
+        prose = answer.locator(".prose").first.inner_text()
+        quote = "“Read the pinned review [post:a1] first,” one owner says"
+        assert prose == f"{quote} [1]. Some bump the switch [2]."
+        cites = hrefs(page, "#community .prose sup.cite a")
+        assert cites == ["#reddit-src-1", "#reddit-src-2"]  # the two lists, nothing from the quote
+        entries = page.locator("#community ol.sources > li")
+        expect(entries.nth(0).locator(".src-n")).to_have_text(["[1]"])  # thread a1 is no source
+        expect(entries.nth(0).locator(".cited-comments li")).to_have_text(
+            ["[1] “Read the pinned review [post:a1] first,” one owner says.”"]
+        )
+        tab.assert_clean()
 
 
 # ---- API key ----------------------------------------------------------------------------------

@@ -50,16 +50,16 @@ def check(
     owners = _owners(evidence)
     cited_everywhere = [
         citation.key
-        for text in [summary.cited_summary, *summary.cited_highlights, *summary.cited_cautions]
+        for text in [summary.summary, *summary.highlights, *summary.cautions]
         for citation in text.citations()
     ]
     sources_valid = sources_valid and all(key in owners for key in cited_everywhere)
     budget = (
-        len(summary.summary) <= config.summary_char_budget
+        len(summary.summary.marked()) <= config.summary_char_budget  # as grounding measures
         and len(summary.highlights) <= config.max_highlights
         and len(summary.cautions) <= config.max_cautions
     )
-    supported = sum(1 for item in summary.cited_highlights if _supported(item, owners))
+    supported = sum(1 for item in summary.highlights if _supported(item, owners))
     return EvalReport(
         id=case.id,
         status=summary.status,

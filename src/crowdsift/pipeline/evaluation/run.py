@@ -112,11 +112,8 @@ def _save_preview(previews: Path, case: EvalCase, run: AskRun, summary: Summariz
 def preview_text(summary: SummarizeResult) -> str:
     """The answer as a person reads it: ``[n]`` citations and one numbered source list."""
     numbers, listed = numbered_sources(summary, None)
-    lines = [summary.cited_summary.numbered(numbers)]
-    for title, items in (
-        ("Highlights", summary.cited_highlights),
-        ("Cautions", summary.cited_cautions),
-    ):
+    lines = [summary.summary.numbered(numbers)]
+    for title, items in (("Highlights", summary.highlights), ("Cautions", summary.cautions)):
         if items:
             lines += ["", f"{title}:", *(f"- {item.numbered(numbers)}" for item in items)]
     if listed:

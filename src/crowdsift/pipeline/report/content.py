@@ -90,9 +90,9 @@ def build_report(result: ResearchResult) -> Report:
     """The report of ``result``'s Reddit answer (every part of it, every source)."""
     summary = result.summary
     synthesis = result.reddit_response.synthesis if result.reddit_response else None
-    text = summary.cited_summary if summary else synthesis.cited_summary if synthesis else None
-    highlights = summary.cited_highlights if summary else []
-    cautions = summary.cited_cautions if summary else []
+    text = summary.summary if summary else None  # the one summary (the sections show it too)
+    highlights = summary.highlights if summary else []
+    cautions = summary.cautions if summary else []
     refs = text.refs() if text else []
     for item in [*highlights, *cautions]:
         refs += item.refs()

@@ -4,8 +4,8 @@ engine → grounding.
 ``synthesize_answer`` makes exactly one engine call when there is evidence on the question's
 subject and none when there is not, and returns one checked ``Answer``: what the seed-004
 ``SummarizeResult`` says (summary, highlights, cautions, sources) and the staff-engineer
-``RedditSynthesis`` (hidden gems, minority report, pivot alerts, comparison table) whose summary
-is the same text.
+``RedditSynthesis`` (hidden gems, minority report, pivot alerts, comparison table), which holds
+the answer's one summary rather than a copy of it.
 
 It never raises for an engine failure: a failed or unparsable reply is an answer whose verdict
 says so (``status="error"`` with a ``reason``) and no synthesis, so callers (CLI, API, MCP)
@@ -32,6 +32,7 @@ from crowdsift.engines.base import Engine, EngineReply, Stopwatch
 from crowdsift.pipeline.reddit.intent import asks_for_pick
 from crowdsift.pipeline.reddit.models import DrilledThread, QueryAnalysis
 from crowdsift.pipeline.status import Verdict, decide, judged_summary
+from crowdsift.pipeline.synthesis.cited import CitedText
 from crowdsift.pipeline.synthesis.config import SelectorConfig, SynthesisConfig
 from crowdsift.pipeline.synthesis.grounding import Grounded, ground
 from crowdsift.pipeline.synthesis.models import (
@@ -260,7 +261,7 @@ FELL_BACK = (
 
 def cites_evidence(content: SummaryContent) -> bool:
     """Whether a grounded answer still cites any evidence item (grounding removed the rest)."""
-    texts = [content.cited_summary, *content.cited_highlights, *content.cited_cautions]
+    texts = [content.summary, *content.highlights, *content.cautions]
     return bool(content.sources) or any(text.citations() for text in texts)
 
 
@@ -339,7 +340,8 @@ def _with_thin_caution(
 ) -> SummaryContent:
     """The thin-evidence caution first (within ``max_cautions``): the answer is partial, and
     says why to its reader, not only in its reason."""
-    cautions = [thin_evidence_caution(count), *content.cautions][: config.max_cautions]
+    caution = CitedText.decode(thin_evidence_caution(count))
+    cautions = [caution, *content.cautions][: config.max_cautions]
     return content.model_copy(update={"cautions": cautions})
 
 

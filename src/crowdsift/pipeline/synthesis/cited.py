@@ -1,21 +1,40 @@
 """Cited text as a model: prose, each piece followed by the citation list it rests on (pure).
 
-The stored contract (``SummarizeResult.summary``, ``highlights``, ``cautions``, the JSON people
-read) writes citations inline, ``claim [post:a][comment:b].``. ``CitedText.decode`` is the one
-place that string is read back into claims and their citation lists; every renderer (terminal,
-Markdown, HTML) is handed a ``CitedText`` and numbers its lists (``numbered``, ``segments``),
-so no renderer tells a citation from prose by pattern — a stranger's literal ``[post:x]``
-inside a span's prose stays prose. ``marked`` writes the contract string back.
+An answer's texts (``SummarizeResult.summary``, ``highlights``, ``cautions``) are stored as
+``CitedText``: the claims and their citation lists are the truth. The string the JSON contract
+shows (seed 004: citations inline, ``claim [post:a][comment:b].``) is a view of it, written by
+``marked``; a field typed ``Cited`` serialises that way and keeps the string's schema. A string
+given where a ``CitedText`` is stored (an engine's text at grounding, a test, a saved result)
+is read once, by ``CitedText.decode``, the one parser of inline markers. Every renderer
+(terminal, Markdown, HTML, the web page through ``SummarizeResult.claims``) numbers the lists
+it is handed (``numbered``, ``segments``), so none tells a citation from prose by pattern — a
+stranger's literal ``[post:x]`` inside a span's prose stays prose.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
 
-from crowdsift.core.citations import MARKER_GROUP, Citation, SourceNumbers, citations_in, tidy
+from crowdsift.core.citations import (
+    MARKER_GROUP,
+    Citation,
+    SourceNumbers,
+    citations_in,
+    parse_part,
+    tidy,
+)
 from crowdsift.core.sentences import split_sentences
 
 _RUN = re.compile(rf"(?:{MARKER_GROUP.pattern})+", re.IGNORECASE)
@@ -23,13 +42,37 @@ _RUN = re.compile(rf"(?:{MARKER_GROUP.pattern})+", re.IGNORECASE)
 are the writer's), and read as one where a reader sees them (``numbered``, ``thin``)."""
 
 
+def _read_cites(value: object) -> object:
+    """Citations in their JSON form (``post:ID``, ``comment:ID``) read as ``Citation``s."""
+    if not isinstance(value, list | tuple):
+        return value
+    return tuple(_read_cite(item) if isinstance(item, str) else item for item in value)
+
+
+def _read_cite(ref: str) -> Citation:
+    citation = parse_part(ref) if ":" in ref else None
+    if citation is None:
+        raise ValueError(f"{ref!r} is not a citation: write post:ID or comment:ID")
+    return citation
+
+
+def _write_cites(cites: tuple[Citation, ...]) -> list[str]:
+    return [f"{citation.kind}:{citation.id}" for citation in cites]
+
+
 class CitedSpan(BaseModel):
-    """Prose (as written, possibly empty) and the citations that follow it, in order, each once."""
+    """Prose (as written, possibly empty) and the citations that follow it, in order, each once.
+
+    In JSON a citation is ``post:ID`` / ``comment:ID``, the id as written."""
 
     model_config = ConfigDict(frozen=True)
 
     text: str
-    cites: tuple[Citation, ...] = ()
+    cites: Annotated[
+        tuple[Citation, ...],
+        BeforeValidator(_read_cites),
+        PlainSerializer(_write_cites, return_type=list[str]),
+    ] = ()
 
 
 class CitedText(BaseModel):
@@ -141,6 +184,25 @@ class CitedText(BaseModel):
                 spans.append(CitedSpan(text=" "))
             spans += piece
         return CitedText.of(spans), len(pieces)
+
+
+def _stored(value: object) -> CitedText:
+    """What a ``Cited`` field stores: a ``CitedText`` as it is, a marker string read once."""
+    if isinstance(value, CitedText):
+        return value
+    if isinstance(value, str):
+        return CitedText.decode(value)
+    raise PydanticCustomError("string_type", "Input should be a valid string")
+
+
+Cited = Annotated[
+    CitedText,
+    PlainValidator(_stored),
+    PlainSerializer(CitedText.marked, return_type=str),
+    WithJsonSchema({"type": "string"}),
+]
+"""A stored ``CitedText`` whose JSON is the contract string (``marked``) and whose JSON schema
+is the string's: seed 004's fields keep their shape while the model holds the claims."""
 
 
 @lru_cache(maxsize=1024)

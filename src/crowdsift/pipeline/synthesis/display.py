@@ -1,14 +1,15 @@
 """The one numbered source list a person reads (pure).
 
-Stored answers cite ``[post:ID]`` / ``[comment:ID]`` (and the staff-engineer sections cite
-permalinks); people read ``[n]``. The list holds every source once, grouped: a thread (video,
-product) and under it the comments cited in it, so a comment never repeats its thread's title.
-Groups come in the order the reader first meets them; numbers run 1, 2, … down the list.
-``SourceNumbers`` (``crowdsift.core.citations``) maps every marker and permalink to its number,
-so the terminal, previews and the web page (which mirrors this in ``static/answer.js``) number
-alike. A short answer lists only what it cites (``complete=False``); ``--full`` lists all.
-What a short answer shows of the text (its opening claims, each list thinned) is
-``CitedText.opening`` and ``CitedText.thin`` (``crowdsift.pipeline.synthesis.cited``).
+An answer's claims cite ``post:ID`` / ``comment:ID`` (their JSON writes ``[post:ID]`` markers),
+the staff-engineer sections cite permalinks; people read ``[n]``. The list holds every source
+once, grouped: a thread (video, product) and under it the comments cited in it, so a comment
+never repeats its thread's title. Groups come in the order the reader first meets them; numbers
+run 1, 2, … down the list. ``SourceNumbers`` (``crowdsift.core.citations``) maps every citation
+and permalink to its number, so the terminal, previews and the web page (which mirrors this in
+``static/answer.js``) number alike. A short answer lists only what it cites
+(``complete=False``); ``--full`` lists all. What a short answer shows of the text (its opening
+claims, each list thinned) is ``CitedText.opening`` and ``CitedText.thin``
+(``crowdsift.pipeline.synthesis.cited``).
 """
 
 from __future__ import annotations

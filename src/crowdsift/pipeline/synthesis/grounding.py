@@ -16,12 +16,16 @@ Pure. Nothing an engine returns is trusted:
   from the evidence, never from the engine's text;
 - the summary keeps its budget (cut after a whole sentence), the lists their caps.
 
+The draft is what an engine writes, strings with references in any shape; this is where they
+are read, once. Each checked text leaves as a ``CitedText`` (claims and their citation lists),
+read from the text the check wrote, whose every marker is one the check put there.
+
 Any problem makes the result ``partial`` with the problems as its ``reason``
 (``crowdsift.pipeline.status`` decides that, from ``problems``). Not problems
 (normal tidying): repeated sources, items cited inline but missing from ``sources`` (added from
 the evidence), citation lists such as ``[post:a, post:b]``, caps on the staff-engineer sections.
-The staff-engineer ``RedditSynthesis`` shares the summary text, and its ``sources`` list every
-item any part cites, in first-citation order.
+The staff-engineer ``RedditSynthesis`` holds the answer's summary (the same ``CitedText``, built
+here once), and its ``sources`` list every item any part cites, in first-citation order.
 """
 
 from __future__ import annotations
@@ -114,7 +118,7 @@ def ground(
         engine=engine,
     )
     synthesis = RedditSynthesis(
-        summary=summary,
+        summary=content.summary,  # the one summary: the same object, not a copy
         hidden_gems=sections.gems,
         minority_report=sections.dissent,
         pivot_alerts=sections.pivots,
@@ -126,9 +130,9 @@ def ground(
     return Grounded(content, synthesis, ledger.problems)
 
 
-def _grounded_summary(text: str, ledger: Ledger, budget: int) -> str:
-    """The summary cleaned, without orders, within its character budget; what it cites is
-    entered in the ledger."""
+def _grounded_summary(text: str, ledger: Ledger, budget: int) -> CitedText:
+    """The summary cleaned, without orders, within its character budget (of the contract
+    string, markers included); what it cites is entered in the ledger."""
     summary = _without_orders(_clean_summary(text, ledger), "the summary", ledger)
     if len(summary) > budget:
         ledger.problems.append(
@@ -137,17 +141,18 @@ def _grounded_summary(text: str, ledger: Ledger, budget: int) -> str:
         summary = truncate_at_sentence(summary, budget)
     if not summary:
         ledger.problems.append("the engine returned an empty summary")
-    ledger.cite(_entries_of(summary, ledger.index))
-    return summary
+    cited = CitedText.decode(summary)
+    ledger.cite(_entries_of(cited, ledger.index))
+    return cited
 
 
 def _cited_items(
     name: str, items: Sequence[str], limit: int, ledger: Ledger
-) -> tuple[list[str], int]:
+) -> tuple[list[CitedText], int]:
     """The highlights (or cautions) that cite evidence, cleaned, at most ``limit``; and how
     many were dropped for citing none."""
     dropped = 0
-    kept: list[str] = []
+    kept: list[CitedText] = []
     for item in items:
         text, entries = ledger.clean(item, f"a {name[:-1]}", claim=False)
         text = _without_orders(text, f"a {name[:-1]}", ledger)
@@ -157,12 +162,12 @@ def _cited_items(
             dropped += 1
             ledger.problems.append(f"dropped a {name[:-1]} that cites no evidence")
             continue
-        kept.append(text)
+        kept.append(CitedText.decode(text))
     if len(kept) > limit:
         ledger.problems.append(f"kept {limit} of {len(kept)} {name} (the limit)")
     kept = kept[:limit]
-    for text in kept:
-        ledger.cite(_entries_of(text, ledger.index))
+    for cited in kept:
+        ledger.cite(_entries_of(cited, ledger.index))
     return kept, dropped
 
 
@@ -229,9 +234,9 @@ def off_subject(sources: Sequence[Source], judged: Mapping[str, float]) -> str |
     return f"no thread found is about the question; the closest: “{closest.title}”"
 
 
-def _entries_of(text: str, index: EvidenceIndex) -> list[EvidenceEntry]:
-    """The evidence items the stored markers of ``text`` name, in order."""
-    found = (index.resolve_cite(c.marker()) for c in CitedText.decode(text).citations())
+def _entries_of(cited: CitedText, index: EvidenceIndex) -> list[EvidenceEntry]:
+    """The evidence items ``cited`` cites, in order."""
+    found = (index.resolve_cite(c.marker()) for c in cited.citations())
     return list(dict.fromkeys(entry for entry in found if entry is not None))
 
 

@@ -10,19 +10,30 @@ resolve).
 
 ``SummarizeRequest`` and ``SummarizeResult`` keep seed 004's names: they are the specification's
 interface, and their JSON schemas (titles and ``$defs`` keys included) are what other programs
-read, so the layout's vocabulary stops at them.
+read, so the layout's vocabulary stops at them. The checked texts (summary, highlights,
+cautions) are stored as ``CitedText``, claims and their citation lists; seed 004's marker
+strings are their JSON (``cited.Cited``), so the schemas keep their shape.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, computed_field
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    ValidationError,
+    computed_field,
+    model_validator,
+)
 
 # Naive datetimes read as UTC, as everywhere the evidence is dated.
 from crowdsift.core.models import AwareDatetime as UTCDatetime
-from crowdsift.pipeline.synthesis.cited import CitedText
+from crowdsift.pipeline.synthesis.cited import Cited, CitedSpan, CitedText
 from crowdsift.sources.models import SourceKind
 
 
@@ -103,43 +114,48 @@ class Source(BaseModel):
     title: str
 
 
-class CitedViews:
-    """The answer's text as claims with their citation lists (``CitedText``), what renderers
-    number: one view for both ``SummarizeResult`` and ``SummaryContent`` (whose fields these
-    are: declared here for the type checker only, so pydantic keeps each model's own order)."""
+class Claims(BaseModel):
+    """The answer's texts as spans: prose, and the citations (``post:ID`` / ``comment:ID``) that
+    follow it. What the marker strings beside it say, with prose and citations already apart."""
 
-    if TYPE_CHECKING:
-        summary: str
-        highlights: list[str]
-        cautions: list[str]
+    model_config = ConfigDict(frozen=True)
 
-    @property
-    def cited_summary(self) -> CitedText:
-        """The summary's claims and their citation lists (``CitedText``), what renderers number."""
-        return CitedText.decode(self.summary)
-
-    @property
-    def cited_highlights(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.highlights]
-
-    @property
-    def cited_cautions(self) -> list[CitedText]:
-        return [CitedText.decode(item) for item in self.cautions]
+    summary: tuple[CitedSpan, ...]
+    highlights: list[tuple[CitedSpan, ...]]
+    cautions: list[tuple[CitedSpan, ...]]
 
 
-class SummarizeResult(CitedViews, BaseModel):
+_SEED_004_DESCRIPTION = (
+    "Grounded, schema-constrained summary (seed 004, change note 2025-12-11).\n\n"
+    "Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers\n"
+    "(``crowdsift.core.citations``): that string is the contract. ``cited_summary`` and its\n"
+    "siblings are the same texts read once into claims and citation lists\n"
+    "(``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``."
+)
+"""``SummarizeResult``'s description in its JSON schema, as published: the schema is what other
+programs read, so it stays byte for byte (its last sentence predates ``claims`` and names the
+views the texts had while they were stored as strings); a new contract version may reword it."""
+
+
+class SummarizeResult(BaseModel):
     """Grounded, schema-constrained summary (seed 004, change note 2025-12-11).
 
-    Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers
-    (``crowdsift.core.citations``): that string is the contract. ``cited_summary`` and its
-    siblings are the same texts read once into claims and citation lists
-    (``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``.
+    ``summary``, ``highlights`` and ``cautions`` are stored as claims with their citation lists
+    (``CitedText``, ``crowdsift.pipeline.synthesis.cited``); renderers number those lists and
+    print ``[n]``. Their JSON is seed 004's contract string, which cites evidence with
+    ``[post:ID]`` / ``[comment:ID]`` markers (``crowdsift.core.citations``), written from the
+    claims; ``claims`` (added to that contract) gives the same texts as spans, so a reader
+    need not parse markers. A result read from its own JSON takes its texts from ``claims``
+    where they write exactly the strings beside them, so a stranger's literal ``[post:x]`` in
+    the prose stays prose; other input is read from the strings.
     """
 
+    model_config = ConfigDict(json_schema_extra={"description": _SEED_004_DESCRIPTION})
+
     status: Literal["ok", "partial", "error"]
-    summary: str = Field(description="the answer, with [post:ID]/[comment:ID] markers")
-    highlights: list[str] = Field(default_factory=list, description="takeaways, each cited")
-    cautions: list[str] = Field(default_factory=list, description="risks and gaps, each cited")
+    summary: Cited = Field(description="the answer, with [post:ID]/[comment:ID] markers")
+    highlights: list[Cited] = Field(default_factory=list, description="takeaways, each cited")
+    cautions: list[Cited] = Field(default_factory=list, description="risks and gaps, each cited")
     sources: list[Source] = Field(default_factory=list)
     prompt_version: str
     engine: str = Field("", description='"local" for the extractive engine, else the LLM engine')
@@ -150,15 +166,48 @@ class SummarizeResult(CitedViews, BaseModel):
         "so and cites nothing (status partial, reason 'abstained: …'); the engine was not called",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _spans_of_claims(cls, data: Any) -> Any:
+        """Each text from ``claims`` where its spans write exactly the string given beside them."""
+        if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
+            return data
+        try:
+            claims = Claims.model_validate(data["claims"])
+        except ValidationError:
+            return data  # not this program's claims: the strings are the contract
+        taken = dict(data)
+        summary = CitedText.of(list(claims.summary))
+        if data.get("summary") == summary.marked():
+            taken["summary"] = summary
+        for name in ("highlights", "cautions"):
+            cited = [CitedText.of(list(spans)) for spans in getattr(claims, name)]
+            if data.get(name) == [text.marked() for text in cited]:
+                taken[name] = cited
+        return taken
 
-class SummaryContent(CitedViews, BaseModel):
+    @computed_field(  # type: ignore[prop-decorator]
+        description="summary, highlights and cautions as spans: prose as written and the "
+        "citations (post:ID / comment:ID) that follow it, in order; the last span of a text "
+        "may cite nothing. The marker strings say the same; read these to number citations"
+    )
+    @property
+    def claims(self) -> Claims:
+        return Claims(
+            summary=self.summary.spans,
+            highlights=[text.spans for text in self.highlights],
+            cautions=[text.spans for text in self.cautions],
+        )
+
+
+class SummaryContent(BaseModel):
     """What an answer says: ``SummarizeResult`` but its status and reason, which are decided once,
     from the synthesis' verdict and the run's facts (``crowdsift.pipeline.status``), not by
     whichever stage builds the answer."""
 
-    summary: str
-    highlights: list[str] = Field(default_factory=list)
-    cautions: list[str] = Field(default_factory=list)
+    summary: Cited
+    highlights: list[Cited] = Field(default_factory=list)
+    cautions: list[Cited] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     prompt_version: str
     engine: str = ""
@@ -215,9 +264,12 @@ class CitedSource(_Model):
 class RedditSynthesis(_Model):
     """The staff-engineer sections of the one checked answer: every claim cites evidence."""
 
-    summary: str = Field(
+    summary: Cited = Field(
         description="the same text as SummarizeResult.summary, citing [post:ID]/[comment:ID]"
     )
+    """Not a second summary: the answer's own (``SummaryContent.summary``), the same object,
+    handed to both by grounding, the one place that builds it, so the JSON shows it here too
+    (``reddit_response.synthesis.summary``). Readers take the answer's."""
     hidden_gems: list[HiddenGem] = Field(default_factory=list)
     minority_report: list[MinorityReport] = Field(default_factory=list)
     pivot_alerts: list[PivotAlert] = Field(default_factory=list)
@@ -229,11 +281,6 @@ class RedditSynthesis(_Model):
         default_factory=list, description="ids the engine cited that are not in the evidence"
     )
     dropped_claims: int = Field(0, description="claims removed because no citation survived")
-
-    @property
-    def cited_summary(self) -> CitedText:
-        """The summary's claims and their citation lists, what renderers number."""
-        return CitedText.decode(self.summary)
 
 
 # --- The engine's draft (ids only) ------------------------------------------------------------

@@ -3,9 +3,10 @@
 An engine may cite or point in many shapes: ``[post:ID]``, ``[comment:ID]``, a list
 ``[post:a, comment:b]``, ``[t1_ID]``, a bare ``post:ID``, a footnote ``[3]``, a Markdown link,
 a bare URL. ``Ledger.clean`` reads them all in one pass (so reports follow reading order):
-references to evidence items become the stored markers ``[post:ID]`` / ``[comment:ID]`` (or,
-in a claim, move into its citations); every other reference is removed and reported. Text the
-grounding check keeps can therefore only ever point at the evidence.
+references to evidence items become markers ``[post:ID]`` / ``[comment:ID]`` (or, in a claim,
+move into its citations); every other reference is removed and reported. Text the grounding
+check keeps can therefore only ever point at the evidence, and its markers are all written
+here, so grounding reads the kept text into claims and citation lists exactly.
 """
 
 from __future__ import annotations

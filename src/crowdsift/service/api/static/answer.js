@@ -4,11 +4,14 @@
 // each thread (video, product) once, linked, with its cited comments under it, and every
 // numbered entry linked by the sentence it supports. The numbering mirrors the terminal's
 // (crowdsift's pipeline/synthesis/display.py): groups in reading order, numbers down the list;
-// threads read but never cited are one "Also read" line. Stored ids ([post:ID],
-// [comment:ID]) never reach the page. All nodes come from dom.js.
+// threads read but never cited are one "Also read" line. The summary, highlights and cautions
+// are numbered from their citation lists (``summary.claims``), never from markers in their
+// text; stored ids (post:ID, comment:ID) never reach the page. All nodes come from dom.js.
 
-import { badge, bulletList, cited, el, engineLabel, prose, section, sourceLink, statusBadge }
-  from "./dom.js";
+import {
+  badge, bulletList, cited, citedProse, citedSpans, el, engineLabel, section, sourceLink,
+  statusBadge,
+} from "./dom.js";
 import { quoteOf, shownAnswer } from "./claims.js";
 import { kindBadge, whereOf } from "./sources.js";
 
@@ -167,8 +170,8 @@ export function answerBlock(result, title, prefix = "reddit") {
   const synthesis = (result.reddit_response && result.reddit_response.synthesis) || null;
   const shown = shownAnswer(summary, synthesis);
   const list = sourceList(summary, synthesis, shown.claims);
-  const resolve = (m) => {
-    const n = m[1] ? list.byKey.get(`${m[1]}:${m[2]}`.toLowerCase()) : undefined;
+  const link = (key) => {
+    const n = list.byKey.get(String(key).toLowerCase());
     return n ? { n, cite: citeLink(prefix, n) } : null;
   };
   const links = (urls) => el("span", { className: "source-links" },
@@ -179,9 +182,9 @@ export function answerBlock(result, title, prefix = "reddit") {
   const parts = [el("h3", {}, title),
     el("p", { className: "card-meta answer-meta" }, statusBadge(result.status), " ",
       badge(engineLabel(engine)))];
-  parts.push(section("What the community says", prose(shown.text, resolve)));
+  parts.push(section("What the community says", citedProse(shown.text, link)));
   const items = (heading, texts) => texts.length
-    && parts.push(section(heading, bulletList(texts, (t) => cited(t, resolve))));
+    && parts.push(section(heading, bulletList(texts, (t) => citedSpans(t, link))));
   items("Highlights", shown.highlights);
   items("Cautions", shown.cautions);
   parts.push(...synthesisSections(shown, links));

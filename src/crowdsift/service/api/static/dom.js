@@ -79,6 +79,61 @@ export function cited(text, resolve) {
   return nodes;
 }
 
+/** A cited text (spans of prose, each with the citation keys after it: ``claims.spansOf``)
+ * as nodes: the prose as text, each key of a list as the ``{ n, cite }`` ``link(key)`` gives,
+ * each number once. A key it gives nothing for is left out (internal ids never reach the
+ * page); the prose is never searched for markers, so "[post:x]" a stranger wrote stays text. */
+export function citedSpans(spans, link) {
+  const nodes = [];
+  for (const span of spans) {
+    const numbers = new Set();
+    const links = [];
+    for (const key of span.cites) {
+      const target = link ? link(key) : null;
+      if (target && !numbers.has(target.n)) {
+        numbers.add(target.n);
+        links.push(target.cite);
+      }
+    }
+    nodes.push(links.length || !span.cites.length ? span.text : span.text.replace(/[ \t]+$/, ""));
+    nodes.push(...links);
+  }
+  return nodes;
+}
+
+/** The lines of a cited text; a citation list stays with the line its prose ends. */
+function linesOf(spans) {
+  const lines = [[]];
+  for (const span of spans) {
+    const parts = span.text.split(/\r?\n/);
+    parts.forEach((part, i) => {
+      if (i) lines.push([]);
+      lines[lines.length - 1].push({ text: part, cites: i === parts.length - 1 ? span.cites : [] });
+    });
+  }
+  return lines;
+}
+
+/** ``prose`` for a cited text: paragraphs and "- " bullet lists, each list linked by ``link``. */
+export function citedProse(spans, link) {
+  const box = el("div", { className: "prose" });
+  let list = null;
+  for (const line of linesOf(spans)) {
+    const bullet = /^\s*[-*•]\s+/.exec(line[0].text);
+    if (bullet) {
+      const rest = [{ ...line[0], text: line[0].text.slice(bullet[0].length) }, ...line.slice(1)];
+      if (list === null) box.append((list = el("ul")));
+      list.append(el("li", {}, citedSpans(rest, link)));
+    } else {
+      list = null;
+      if (line.some((s) => s.text.trim() || s.cites.length)) {
+        box.append(el("p", {}, citedSpans(line, link)));
+      }
+    }
+  }
+  return box;
+}
+
 /** Paragraphs and "- " bullet lists, as the engines write them. */
 export function prose(text, resolve) {
   const box = el("div", { className: "prose" });
