@@ -127,14 +127,13 @@ class Claims(BaseModel):
 
 _SEED_004_DESCRIPTION = (
     "Grounded, schema-constrained summary (seed 004, change note 2025-12-11).\n\n"
-    "Texts cite evidence with ``[post:ID]`` / ``[comment:ID]`` markers\n"
-    "(``crowdsift.core.citations``): that string is the contract. ``cited_summary`` and its\n"
-    "siblings are the same texts read once into claims and citation lists\n"
-    "(``crowdsift.pipeline.synthesis.cited``); renderers number those lists and print ``[n]``."
+    "Texts cite evidence inline with [post:ID] / [comment:ID] markers after the claim they\n"
+    "support; the written JSON also carries `claims`, the same texts as prose spans with their\n"
+    "citation lists, so a reader never has to tell a citation from quoted text by pattern."
 )
-"""``SummarizeResult``'s description in its JSON schema, as published: the schema is what other
-programs read, so it stays byte for byte (its last sentence predates ``claims`` and names the
-views the texts had while they were stored as strings); a new contract version may reword it."""
+"""``SummarizeResult``'s description in its JSON schema, written for the programs that read the
+schema (the class docstring is for this code's readers). Changing it changes the published
+schema: ``tests/pipeline/research_result.schema.json`` is rewritten with it, on purpose."""
 
 
 class SummarizeResult(BaseModel):
