@@ -194,6 +194,13 @@ def open_tab(browser: Browser, base_url: str, *, width: int = 1100) -> Iterator[
         context.close()
 
 
+def ask(page: Page, question: str = "Is the Plaud Note worth it?") -> None:
+    """Ask ``question`` from the page's form and wait until the job is done."""
+    page.get_by_label("Your question").fill(question)
+    page.get_by_role("button", name="Ask").click()
+    wait_done(page)
+
+
 def wait_done(page: Page) -> None:
     expect(page.locator("#job-status")).to_have_text("Done.", timeout=JOB_TIMEOUT_MS)
     expect(page.locator("#submit")).to_be_enabled()
@@ -877,9 +884,7 @@ def test_one_source_list_with_anchors_badges_that_agree_and_the_sample_banner(
     with open_tab(browser, url) as tab:
         page = tab.page
         expect(page.locator("#expert-list input")).to_have_count(1)
-        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
-        page.get_by_role("button", name="Ask").click()
-        wait_done(page)
+        ask(page)
 
         banner = page.locator("#result-meta .sample-banner")
         expect(banner).to_contain_text("SAMPLE")
@@ -968,9 +973,7 @@ def test_the_page_numbers_the_citation_lists_and_a_quoted_marker_stays_prose(
     scripted.results[:] = [quoted_marker_result()]
     with open_tab(browser, url) as tab:
         page = tab.page
-        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
-        page.get_by_role("button", name="Ask").click()
-        wait_done(page)
+        ask(page)
 
         answer = page.locator("#community .reddit-summary")
         prose = answer.locator(".prose").first.inner_text()
@@ -1119,9 +1122,7 @@ def test_each_answer_has_its_sections_and_one_numbered_source_list_of_its_own(
     with open_tab(browser, url) as tab:
         page = tab.page
         page.locator('#expert-list input[value="hostile"]').check()
-        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
-        page.get_by_role("button", name="Ask").click()
-        wait_done(page)
+        ask(page)
 
         results = page.locator("#results")
         expect(results.locator("ol")).to_have_count(2)  # one numbered list per answer, no more
@@ -1229,9 +1230,7 @@ def test_a_minority_report_shows_each_dissent_with_its_votes_and_its_numbered_so
     scripted.results[:] = [dissent_result()]
     with open_tab(browser, url) as tab:
         page = tab.page
-        page.get_by_label("Your question").fill("Is the Plaud Note worth it?")
-        page.get_by_role("button", name="Ask").click()
-        wait_done(page)
+        ask(page)
 
         answer = page.locator("#community .reddit-summary")
         section = answer.locator("section.block", has_text="Minority report")
