@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TypeVar
 
 from crowdsift.cli.layout import bullet
@@ -88,10 +87,7 @@ def render_sections(
     """The sections that have content, each claim followed by its ``[n]``."""
     gems = [(f"{g.text} ({_count(g.score, 'point')})", g.sources) for g in sections.gems]
     dissent = [(f"{m.text} ({_count(m.votes, 'vote')})", m.sources) for m in sections.minority]
-    pivots = [
-        (_pivot(p.from_option, p.to_option, p.text, p.first_seen, p.last_seen), p.sources)
-        for p in sections.pivots
-    ]
+    pivots = [(p.line(), p.sources) for p in sections.pivots]
     lines: list[str] = []
     for title, items in (
         ("Hidden gems", gems),
@@ -112,15 +108,6 @@ def render_sections(
 def _cites(numbers: SourceNumbers, urls: list[str]) -> str:
     found = numbers.of_urls(urls)
     return " " + "".join(f"[{n}]" for n in found) if found else ""
-
-
-def _pivot(
-    before: str, after: str, text: str, first: datetime | None, last: datetime | None
-) -> str:
-    dates = ""
-    if first is not None and last is not None:
-        dates = f" ({first.date().isoformat()} – {last.date().isoformat()})"
-    return f"{before} → {after}{dates}: {text}"
 
 
 def _table(

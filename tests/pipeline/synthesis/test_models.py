@@ -109,3 +109,18 @@ def test_claims_that_do_not_write_the_strings_beside_them_are_not_read() -> None
     assert [h.marked() for h in read.highlights] == [HIGHLIGHT]
     data["claims"] = {"summary": "not spans"}
     assert SummarizeResult.model_validate(data).summary.refs() == ["post:zz9"]
+
+
+def test_a_pivot_reads_as_one_line_dated_only_when_both_ends_are_known() -> None:
+    from datetime import UTC, datetime
+
+    from crowdsift.pipeline.synthesis.models import PivotAlert
+
+    url = "https://www.reddit.com/r/dataengineering/comments/p1/t/"
+    dated = PivotAlert(
+        from_option="Airflow", to_option="Dagster", text="Two teams moved.", sources=[url],
+        first_seen=datetime(2024, 1, 5, tzinfo=UTC), last_seen=datetime(2025, 3, 2, tzinfo=UTC),
+    )  # fmt: skip
+    assert dated.line() == "Airflow → Dagster (2024-01-05 – 2025-03-02): Two teams moved."
+    undated = dated.model_copy(update={"last_seen": None})
+    assert undated.line() == "Airflow → Dagster: Two teams moved."

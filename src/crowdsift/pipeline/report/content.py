@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 
 from crowdsift.core.citations import SourceNumbers, tidy
 from crowdsift.pipeline.report.verdict import StanceCounts, parse_verdict
@@ -168,10 +167,7 @@ def _staff_sections(synthesis: RedditSynthesis | None, numbers: SourceNumbers) -
     dissent = [
         item(f"{m.text} ({_count(m.votes, 'vote')})", m.sources) for m in synthesis.minority_report
     ]
-    pivots = [
-        item(_pivot(p.from_option, p.to_option, p.text, p.first_seen, p.last_seen), p.sources)
-        for p in synthesis.pivot_alerts
-    ]
+    pivots = [item(p.line(), p.sources) for p in synthesis.pivot_alerts]
     return [
         Section("hidden-gems", "Hidden gems", tuple(gems)),
         Section("minority-report", "Minority report", tuple(dissent)),
@@ -197,15 +193,6 @@ def _rows(synthesis: RedditSynthesis | None, numbers: SourceNumbers) -> tuple[Ro
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _pivot(
-    before: str, after: str, text: str, first: datetime | None, last: datetime | None
-) -> str:
-    dates = ""
-    if first is not None and last is not None:
-        dates = f" ({first.date().isoformat()} – {last.date().isoformat()})"
-    return f"{before} → {after}{dates}: {text}"
 
 
 # --- the footer and notes ---------------------------------------------------------------------

@@ -242,6 +242,13 @@ class PivotAlert(_Model):
     first_seen: UTCDatetime | None = None
     last_seen: UTCDatetime | None = None
 
+    def line(self) -> str:
+        """The alert as one line a person reads: "X → Y (first – last): what was said"."""
+        dates = ""
+        if self.first_seen is not None and self.last_seen is not None:
+            dates = f" ({self.first_seen.date().isoformat()} – {self.last_seen.date().isoformat()})"
+        return f"{self.from_option} → {self.to_option}{dates}: {self.text}"
+
 
 class ComparisonRow(_Model):
     option: str
