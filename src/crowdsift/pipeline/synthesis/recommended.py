@@ -43,8 +43,6 @@ of its mid-sentence uses are spelled like one, and part of a more common name ("
 "TP-Link Deco") when written beside it in at least this share of its replies."""
 
 _EDGE = "\"'()[]{}<>,.;:!?*`“”‘’~"
-_MODEL = "\x01"
-"""Marks a model number among a reply's words (``_model_number``); taken off in its name."""
 
 
 def recommended_rows(
@@ -76,8 +74,15 @@ def _full_name(label: str, replies: Sequence[Item]) -> str:
     return label
 
 
-_Word = tuple[str, bool, bool]
-"""A word as written, whether it starts its sentence, whether a clause ends after it."""
+@dataclass(frozen=True)
+class _Word:
+    """A word as written: whether it starts its sentence, whether a clause ends after it, and
+    whether it is a model number (``_model_number``: a name, though only digits)."""
+
+    text: str
+    first: bool
+    ends: bool
+    model: bool = False
 
 
 def _words_of(text: str) -> list[_Word]:
@@ -89,9 +94,10 @@ def _words_of(text: str) -> list[_Word]:
             if word:
                 ends = raw.rstrip(_EDGE) != raw and raw.rstrip()[-1:] in ",.;:!?)"
                 after = raws[position + 1].strip(_EDGE) if position + 1 < len(raws) else ""
-                if _model_number(word, after):  # marked: a name, though only digits
-                    word = _MODEL + word.removesuffix("s")  # "two 3090s" name the 3090
-                words.append((word, position == 0, ends))
+                model = _model_number(word, after)
+                if model:
+                    word = word.removesuffix("s")  # "two 3090s" name the 3090
+                words.append(_Word(word, position == 0, ends, model))
     return words
 
 
@@ -111,11 +117,11 @@ def _name_words(replies: Sequence[Sequence[_Word]]) -> set[str]:
     seen: Counter[str] = Counter()
     named: Counter[str] = Counter()
     for reply in replies:
-        for word, first, _ in reply:
-            if first:
+        for word in reply:
+            if word.first:
                 continue  # a sentence's first word is capitalised whatever it is
-            seen[word.lower()] += 1
-            named[word.lower()] += _name_word(word, mid_sentence=True)
+            seen[word.text.lower()] += 1
+            named[word.text.lower()] += _name_word(word, mid_sentence=True)
     return {word for word, count in named.items() if count >= MOSTLY * seen[word]}
 
 
@@ -123,16 +129,16 @@ def _names_in(reply: Sequence[_Word], names: Collection[str]) -> list[tuple[str,
     """The reply's names as written: runs of name words, at most ``MAX_NAME_WORDS``."""
     found: list[tuple[str, ...]] = []
     run: list[str] = []
-    for word, first, ends in reply:
-        if first and run:
+    for word in reply:
+        if word.first and run:
             found.append(tuple(run[:MAX_NAME_WORDS]))
             run = []
-        if word.lower() in names and _name_word(word, mid_sentence=not first):
-            run.append(word.removeprefix(_MODEL))
+        if word.text.lower() in names and _name_word(word, mid_sentence=not word.first):
+            run.append(word.text)
         elif run:
             found.append(tuple(run[:MAX_NAME_WORDS]))
             run = []
-        if ends and run:
+        if word.ends and run:
             found.append(tuple(run[:MAX_NAME_WORDS]))
             run = []
     if run:
@@ -140,12 +146,13 @@ def _names_in(reply: Sequence[_Word], names: Collection[str]) -> list[tuple[str,
     return found
 
 
-def _name_word(word: str, *, mid_sentence: bool) -> bool:
+def _name_word(written: _Word, *, mid_sentence: bool) -> bool:
     """A name-like word, or a model number (``_model_number``), that is not shouting ("FULL"),
     a plural acronym ("GPUs"), a quantity ("16GB"), a flag, a path, a link, or a word that
     describes any product ("Pro", "Mini": ``lexicon.GENERIC_HEADS``) standing alone."""
-    if word.startswith(_MODEL):
+    if written.model:
         return True
+    word = written.text
     if (
         not looks_like_name(word, mid_sentence=mid_sentence)
         or word.lower() in lexicon.GENERIC_HEADS
